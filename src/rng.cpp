@@ -9,6 +9,7 @@ std::uint64_t splitmix64(std::uint64_t& x) {
   return z ^ (z >> 31);
 }
 std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+__extension__ typedef unsigned __int128 u128;  // GCC/Clang extension; fine under -Wpedantic when marked
 }  // namespace
 
 Rng::Rng(std::uint64_t seed) {
@@ -28,12 +29,12 @@ std::uint64_t Rng::next() {
 }
 
 std::uint64_t Rng::below(std::uint64_t n) {
-  __uint128_t m = static_cast<__uint128_t>(next()) * n;
+  u128 m = static_cast<u128>(next()) * n;
   auto low = static_cast<std::uint64_t>(m);
   if (low < n) {
     const std::uint64_t threshold = (0 - n) % n;
     while (low < threshold) {
-      m = static_cast<__uint128_t>(next()) * n;
+      m = static_cast<u128>(next()) * n;
       low = static_cast<std::uint64_t>(m);
     }
   }

@@ -1,0 +1,135 @@
+// Search-space construction and neighbour queries on the 8 real-world spaces of the construction paper.
+// Prints, besides Google Benchmark's table, the total construction time and the peak memory per configuration.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ktune/io/t1_reader.hpp"
+#include "ktune/search_space.hpp"
+
+namespace {
+
+const char* const kSpaces[] = {"dedispersion", "expdist", "hotspot", "gemm", "microhh", "atf_prl_2x2", "atf_prl_4x4", "atf_prl_8x8"};
+
+std::string space_path(const std::string& name) {
+  return std::string(KTUNE_SHARED_DIR) + "/data/searchspaces/realworld/" + name + ".json";
+}
+
+void BM_Construct(benchmark::State& state, const std::string& name, unsigned threads) {
+  const auto problem = ktune::io::read_t1_file(space_path(name));
+  std::size_t size = 0;
+  for (auto _ : state) {
+    auto space = ktune::SearchSpace::build(problem, {.threads = threads});
+    size = space.size();
+    benchmark::DoNotOptimize(size);
+  }
+  state.counters["valid_configs"] = static_cast<double>(size);
+}
+
+// Uncached neighbour queries: every iteration asks about a different configuration, cycling through a random
+// permutation of the whole space with a fresh space per cycle so no query is answered from the cache.
+void BM_Neighbours(benchmark::State& state, ktune::NeighbourMethod method) {
+  const auto problem = ktune::io::read_t1_file(space_path("hotspot"));
+  auto space = std::make_unique<ktune::SearchSpace>(ktune::SearchSpace::build(problem));
+  ktune::Rng rng(42);
+  auto order = space->random_sample(space->size(), rng);
+  std::size_t i = 0, found = 0;
+  for (auto _ : state) {
+    if (i == order.size()) {
+      state.PauseTiming();
+      space = std::make_unique<ktune::SearchSpace>(ktune::SearchSpace::build(problem));
+      i = 0;
+      state.ResumeTiming();
+    }
+    const auto n = space->neighbours(order[i++], method);
+    found += n.size();
+    benchmark::DoNotOptimize(n.data());
+  }
+  state.counters["neighbours_per_query"] = static_cast<double>(found) / static_cast<double>(state.iterations());
+}
+
+// Peak resident memory of building one space, measured in a child process (so earlier work does not count).
+void report_peak_memory() {
+  std::printf("\nPeak memory of construction (child process, RSS above the post-load baseline):\n");
+  for (const char* name : kSpaces) {
+    const auto problem = ktune::io::read_t1_file(space_path(name));
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    const pid_t pid = fork();
+    if (pid == 0) {
+      close(fds[0]);
+      struct rusage before{};
+      getrusage(RUSAGE_SELF, &before);
+      auto space = ktune::SearchSpace::build(problem);
+      struct rusage after{};
+      getrusage(RUSAGE_SELF, &after);
+      char buf[128];
+      const int len = std::snprintf(buf, sizeof buf, "%zu %ld %ld", space.size(), before.ru_maxrss, after.ru_maxrss);
+      if (write(fds[1], buf, static_cast<std::size_t>(len)) < 0) _exit(1);
+      _exit(0);
+    }
+    close(fds[1]);
+    char buf[128] = {0};
+    const auto got = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    waitpid(pid, nullptr, 0);
+    if (got <= 0) continue;
+    std::size_t size = 0;
+    long before_kb = 0, after_kb = 0;
+    std::sscanf(buf, "%zu %ld %ld", &size, &before_kb, &after_kb);
+    const double delta = static_cast<double>(after_kb - before_kb) * 1024.0;
+    std::printf("  %-14s %9zu configs  peak +%8.2f MiB  = %6.1f bytes/config\n", name, size, delta / 1048576.0,
+                size ? delta / static_cast<double>(size) : 0.0);
+  }
+}
+
+void report_total_construction() {
+  double total = 0;
+  std::printf("\nConstruction time per real-world space (best of 5, threads=2):\n");
+  for (const char* name : kSpaces) {
+    const auto problem = ktune::io::read_t1_file(space_path(name));
+    double best = 1e9;
+    std::size_t size = 0;
+    for (int r = 0; r < 5; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto space = ktune::SearchSpace::build(problem);
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      size = space.size();
+    }
+    total += best;
+    std::printf("  %-14s %9zu configs  %8.2f ms\n", name, size, best * 1e3);
+  }
+  std::printf("  %-14s %9s          %8.2f ms  (target < 100 ms)\n", "TOTAL", "", total * 1e3);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const char* name : kSpaces) {
+    benchmark::RegisterBenchmark((std::string("construct/") + name).c_str(), BM_Construct, std::string(name), 2u)
+        ->Unit(benchmark::kMillisecond);
+  }
+  benchmark::RegisterBenchmark("construct_1thread/hotspot", BM_Construct, std::string("hotspot"), 1u)
+      ->Unit(benchmark::kMillisecond);
+  for (auto m : {ktune::NeighbourMethod::Hamming, ktune::NeighbourMethod::Adjacent,
+                 ktune::NeighbourMethod::StrictlyAdjacent, ktune::NeighbourMethod::HammingAdjacent,
+                 ktune::NeighbourMethod::ClosestParamIndices}) {
+    benchmark::RegisterBenchmark((std::string("neighbours/hotspot/") + ktune::to_string(m)).c_str(), BM_Neighbours, m)
+        ->Unit(benchmark::kMicrosecond)
+        ->Repetitions(5)
+        ->ReportAggregatesOnly(true)
+        ->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  report_total_construction();
+  report_peak_memory();
+  return 0;
+}

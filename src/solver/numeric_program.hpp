@@ -1,0 +1,68 @@
+#pragma once
+// A constraint over numeric parameters compiled to a flat stack program on doubles. Two evaluations share it:
+// point evaluation (every parameter bound: exact Python semantics for values that doubles hold exactly, i.e.
+// integers below 2^53) and interval evaluation (some parameters only known to lie in [min, max] of their
+// domain), which proves a partial assignment can never satisfy the constraint: the solver's bounds pruning.
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <optional>
+#include <vector>
+
+#include "ktune/expr/ast.hpp"
+
+namespace ktune::solver {
+
+struct Interval {
+  double lo, hi;
+};
+
+class NumericProgram {
+ public:
+  // Compiles `root` if it only uses numeric constants, slots (name -> param index via slot_of, -1 if unknown)
+  // whose values are all numeric, and operations with numeric results. Returns nullopt otherwise.
+  static std::optional<NumericProgram> compile(const expr::Node& root,
+                                               const std::function<int(std::string_view)>& slot_of);
+
+  // Point evaluation: vars[p] is the value of parameter p. Returns false and sets `error` on a Python
+  // exception (ZeroDivisionError, complex result...): the configuration is invalid.
+  bool evaluate(const double* vars, double& result, const char*& error) const;
+  bool truthy(const double* vars, bool& ok) const {
+    double r;
+    const char* err = nullptr;
+    ok = evaluate(vars, r, err);
+    return ok && r != 0.0;
+  }
+  // Interval evaluation. Returns false only when the constraint is certainly false for every point in the box
+  // (never on an error: errors make that part unknown).
+  bool may_hold(const Interval* box) const;
+  // Whether interval evaluation can ever prove falsity (false when a comparison only sees unknown intervals,
+  // e.g. for % with non-constant divisor).
+  bool interval_useful() const { return interval_useful_; }
+
+  enum class Op : std::uint8_t {
+    Const, Var, Neg, Pos, Not, Add, Sub, Mul, Div, FloorDiv, Mod, Pow,
+    Eq, Ne, Lt, Le, Gt, Ge, InList, NotInList,
+    Min, Max, Abs, Int, Float, Round,
+    // Point code only: short-circuit control flow.
+    JumpIfFalsyKeep, JumpIfTruthyKeep, JumpIfFalsyPop, Jump, Pop,
+    // Interval code only: eager forms of and / or / if-else (operands evaluated, errors become unknown).
+    And, Or, IfElse,
+  };
+  struct Instr {
+    Op op;
+    std::uint32_t arg = 0;  // slot, jump target, argument count, list offset
+    std::uint32_t arg2 = 0; // list length
+    double value = 0;
+  };
+
+ private:
+  std::vector<Instr> code_;           // point evaluation
+  std::vector<Instr> interval_code_;  // interval evaluation
+  std::vector<double> lists_;  // constant lists for `in`
+  std::size_t max_stack_ = 0;
+  bool interval_useful_ = false;
+  friend class NumericCompiler;
+};
+
+}  // namespace ktune::solver

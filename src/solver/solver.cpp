@@ -1,0 +1,573 @@
+#include "solver/solver.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "ktune/expr/errors.hpp"
+
+namespace ktune::solver {
+namespace {
+
+// Tables are built when that costs at most this many evaluations and words of memory.
+constexpr std::uint64_t kTableEvalLimit = 1u << 16;
+constexpr std::uint64_t kTableWordLimit = 1u << 20;
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+std::size_t words_for(std::size_t n) { return (n + 63) / 64; }
+bool test_bit(const std::uint64_t* w, std::size_t i) { return (w[i >> 6] >> (i & 63)) & 1u; }
+void set_bit(std::uint64_t* w, std::size_t i) { w[i >> 6] |= std::uint64_t{1} << (i & 63); }
+void clear_bit(std::uint64_t* w, std::size_t i) { w[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
+
+// Evaluation errors (division by zero, ...) make a configuration invalid; they are counted per constraint.
+class ErrorLog {
+ public:
+  explicit ErrorLog(std::size_t n) : counts_(n), messages_(n) {}
+  void record(std::size_t constraint, const char* message) {
+    std::lock_guard lock(mutex_);
+    if (counts_[constraint]++ == 0) messages_[constraint] = message;
+  }
+  std::uint64_t total() const { return std::accumulate(counts_.begin(), counts_.end(), std::uint64_t{0}); }
+  std::vector<std::string> summary(const std::vector<PreparedConstraint>& cs) const {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < counts_.size(); ++i)
+      if (counts_[i])
+        out.push_back(cs[i].origin + " '" + cs[i].text + "': " + std::to_string(counts_[i]) +
+                      " evaluation(s) raised, e.g. " + messages_[i]);
+    return out;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::uint64_t> counts_;
+  std::vector<std::string> messages_;
+};
+
+struct Domain {
+  std::size_t size = 0;                // declared values
+  std::vector<std::uint64_t> allowed;  // bitset over declared value indices
+  std::vector<double> numeric;         // numeric value per index (when the parameter is numeric)
+  bool is_numeric = false;
+  std::size_t count() const {
+    std::size_t c = 0;
+    for (auto w : allowed) c += static_cast<std::size_t>(std::popcount(w));
+    return c;
+  }
+  std::vector<std::uint32_t> allowed_list() const {
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < size; ++i)
+      if (test_bit(allowed.data(), i)) out.push_back(static_cast<std::uint32_t>(i));
+    return out;
+  }
+  Interval range() const {
+    if (!is_numeric) return {0, 0};  // never read: only numeric programs use intervals
+    Interval r{std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+    for (std::size_t i = 0; i < size; ++i)
+      if (test_bit(allowed.data(), i)) r = {std::min(r.lo, numeric[i]), std::max(r.hi, numeric[i])};
+    return r;
+  }
+};
+
+// Per-thread evaluation context: the current value of every parameter in the three forms the evaluators use.
+struct Assignment {
+  const Problem* problem;
+  std::vector<std::uint32_t> index;
+  std::vector<double> number;
+  std::vector<Value> value;
+  std::vector<Interval> box;
+  std::vector<char> needs_value;  // whether generic evaluation reads this parameter's Value
+
+  void set(std::size_t p, std::uint32_t i, const Domain& d) {
+    index[p] = i;
+    if (d.is_numeric) {
+      number[p] = d.numeric[i];
+      box[p] = {number[p], number[p]};
+    }
+    if (needs_value[p]) value[p] = problem->parameters[p].values[i];
+  }
+};
+
+// Full check: does the constraint hold for the current assignment of its parameters?
+bool holds(const PreparedConstraint& c, std::size_t ci, Assignment& a, ErrorLog& log) {
+  if (c.numeric) {
+    double r;
+    const char* err = nullptr;
+    if (!c.numeric->evaluate(a.number.data(), r, err)) {
+      log.record(ci, err ? err : "evaluation error");
+      return false;
+    }
+    return r != 0.0;
+  }
+  try {
+    return c.compiled->evaluate_bool(a.value.data());
+  } catch (const expr::EvalError& e) {
+    log.record(ci, e.what());
+    return false;
+  }
+}
+
+struct TableCheck {
+  std::vector<std::uint64_t> table;  // row-major: rows indexed by the mixed radix of `others`, `words` per row
+  std::vector<std::pair<std::size_t, std::uint64_t>> others;  // (parameter, row stride)
+};
+
+struct EvalCheck {
+  std::size_t constraint;
+  bool full;  // false: interval (bounds) check on a partial assignment
+};
+
+struct Level {
+  std::size_t var = 0;
+  std::size_t words = 0;
+  std::vector<TableCheck> tables;
+  std::vector<EvalCheck> evals;
+  Interval full_range{0, 0};  // the var's interval while unbound
+};
+
+struct Component {
+  std::vector<std::size_t> vars;         // in solving order
+  std::vector<std::size_t> constraints;  // indices into the prepared constraints
+};
+
+class ComponentSolver {
+ public:
+  ComponentSolver(const Problem& problem, const std::vector<PreparedConstraint>& cs, const std::vector<Domain>& domains,
+                  const Component& comp, const Assignment& fixed, ErrorLog& log)
+      : problem_(problem), cs_(cs), domains_(domains), comp_(comp), fixed_(fixed), log_(log) {
+    build_levels();
+  }
+
+  // Enumerates the component's solutions whose first variable takes one of `first_values`, in order.
+  IndexMatrix run(const std::vector<std::uint32_t>& first_values) const {
+    const std::size_t m = levels_.size();
+    std::uint32_t max_index = 0;
+    for (auto v : comp_.vars) max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(domains_[v].size));
+    IndexMatrix out(m, max_index);
+    Assignment a = fixed_;
+    for (auto p : needs_value_) a.needs_value[p] = 1;
+    std::vector<std::vector<std::uint64_t>> cand(m);
+    for (std::size_t k = 0; k < m; ++k) cand[k].assign(levels_[k].words, 0);
+    std::vector<std::size_t> pos(m, 0);
+    std::vector<std::uint32_t> row(m);
+
+    // Level 0 candidates: the given first values (already filtered by its domain).
+    for (auto v : first_values) set_bit(cand[0].data(), v);
+    std::size_t k = 0;
+    pos[0] = 0;
+    while (true) {
+      const Level& L = levels_[k];
+      // Next candidate bit at or after pos[k].
+      std::size_t x = next_bit(cand[k], pos[k], domains_[L.var].size);
+      if (x == npos) {
+        a.box[L.var] = L.full_range;
+        if (k == 0) break;
+        --k;
+        continue;
+      }
+      pos[k] = x + 1;
+      a.set(L.var, static_cast<std::uint32_t>(x), domains_[L.var]);
+      if (!passes(L, a)) continue;
+      row[k] = static_cast<std::uint32_t>(x);
+      if (k + 1 == m) {
+        out.push_row(row.data());
+        continue;
+      }
+      ++k;
+      compute_candidates(k, a, cand[k]);
+      pos[k] = 0;
+    }
+    return out;
+  }
+
+  std::vector<std::uint32_t> first_candidates() const {
+    Assignment a = fixed_;
+    std::vector<std::uint64_t> c(levels_[0].words);
+    compute_candidates(0, a, c);
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < domains_[levels_[0].var].size; ++i)
+      if (test_bit(c.data(), i)) out.push_back(static_cast<std::uint32_t>(i));
+    return out;
+  }
+
+ private:
+  static constexpr std::size_t npos = std::numeric_limits<std::size_t>::max();
+
+  static std::size_t next_bit(const std::vector<std::uint64_t>& w, std::size_t from, std::size_t n) {
+    if (from >= n) return npos;
+    std::size_t wi = from >> 6;
+    std::uint64_t word = w[wi] & (~std::uint64_t{0} << (from & 63));
+    while (true) {
+      if (word) return (wi << 6) + static_cast<std::size_t>(std::countr_zero(word));
+      if (++wi >= w.size()) return npos;
+      word = w[wi];
+    }
+  }
+
+  void compute_candidates(std::size_t k, const Assignment& a, std::vector<std::uint64_t>& out) const {
+    const Level& L = levels_[k];
+    const auto& allowed = domains_[L.var].allowed;
+    for (std::size_t w = 0; w < L.words; ++w) out[w] = allowed[w];
+    for (const auto& t : L.tables) {
+      std::uint64_t r = 0;
+      for (const auto& [p, stride] : t.others) r += a.index[p] * stride;
+      const std::uint64_t* row = t.table.data() + r * L.words;
+      for (std::size_t w = 0; w < L.words; ++w) out[w] &= row[w];
+    }
+  }
+
+  bool passes(const Level& L, Assignment& a) const {
+    for (const auto& e : L.evals) {
+      const PreparedConstraint& c = cs_[e.constraint];
+      if (e.full) {
+        if (!holds(c, e.constraint, a, log_)) return false;
+      } else if (!c.numeric->may_hold(a.box.data())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Variable order: most constraints completed by the variable, then most constraints shared with the
+  // variables already chosen, then most constraints overall, then fewest values, then declaration order.
+  std::vector<std::size_t> choose_order() const {
+    std::vector<std::size_t> remaining = comp_.vars, order;
+    std::vector<char> chosen(problem_.parameters.size(), 0);
+    while (!remaining.empty()) {
+      std::size_t best = 0;
+      std::tuple<int, int, int, long, long> best_key{-1, -1, -1, 0, 0};
+      for (std::size_t i = 0; i < remaining.size(); ++i) {
+        const std::size_t v = remaining[i];
+        int completes = 0, shared = 0, degree = 0;
+        for (auto ci : comp_.constraints) {
+          const auto& ps = free_params_.at(ci);
+          if (std::find(ps.begin(), ps.end(), v) == ps.end()) continue;
+          ++degree;
+          std::size_t bound = 0;
+          for (auto p : ps) bound += (p != v && chosen[p]);
+          if (bound > 0) ++shared;
+          if (bound + 1 == ps.size()) ++completes;
+        }
+        auto key = std::make_tuple(completes, shared, degree, -static_cast<long>(domains_[v].count()), -static_cast<long>(v));
+        if (key > best_key) {
+          best_key = key;
+          best = i;
+        }
+      }
+      order.push_back(remaining[best]);
+      chosen[remaining[best]] = 1;
+      remaining.erase(remaining.begin() + static_cast<long>(best));
+    }
+    return order;
+  }
+
+  void build_levels() {
+    for (auto ci : comp_.constraints) {
+      std::vector<std::size_t> ps;
+      for (auto p : cs_[ci].params)
+        if (std::find(comp_.vars.begin(), comp_.vars.end(), p) != comp_.vars.end()) ps.push_back(p);
+      free_params_[ci] = ps;
+    }
+    const auto order = choose_order();
+    std::vector<std::size_t> position(problem_.parameters.size(), npos);
+    for (std::size_t k = 0; k < order.size(); ++k) position[order[k]] = k;
+    levels_.resize(order.size());
+    Assignment a = fixed_;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      Level& L = levels_[k];
+      L.var = order[k];
+      L.words = words_for(domains_[L.var].size);
+      if (domains_[L.var].is_numeric) L.full_range = domains_[L.var].range();
+      a.box[L.var] = L.full_range;
+    }
+    for (auto ci : comp_.constraints) {
+      const auto& ps = free_params_.at(ci);
+      std::size_t last = 0;
+      for (auto p : ps) last = std::max(last, position[p]);
+      for (auto p : ps) {
+        const std::size_t k = position[p];
+        const bool full = (k == last);
+        const PreparedConstraint& c = cs_[ci];
+        if (!full && !(c.numeric && c.numeric->interval_useful())) continue;
+        std::vector<std::size_t> others;
+        for (auto q : ps)
+          if (position[q] < k) others.push_back(q);
+        add_check(levels_[k], ci, full, others, a);
+      }
+    }
+    // Generic (Value-based) evaluation reads Values of the constraint's parameters in the hot loop.
+    for (const auto& L : levels_)
+      for (const auto& e : L.evals)
+        if (!cs_[e.constraint].numeric)
+          for (auto p : cs_[e.constraint].params) needs_value_.push_back(p);
+  }
+
+  void add_check(Level& L, std::size_t ci, bool full, const std::vector<std::size_t>& others, Assignment& a) {
+    const PreparedConstraint& c = cs_[ci];
+    std::uint64_t evals = domains_[L.var].count(), rows = 1;
+    for (auto o : others) {
+      evals = evals * domains_[o].count();
+      rows = rows * domains_[o].size;
+      if (evals > kTableEvalLimit || rows * L.words > kTableWordLimit) break;
+    }
+    if (evals > kTableEvalLimit || rows * L.words > kTableWordLimit) {
+      L.evals.push_back({ci, full});
+      return;
+    }
+    // Build the table: for every combination of the other (earlier) parameters, the allowed values of L.var.
+    TableCheck t;
+    t.table.assign(rows * L.words, 0);
+    std::uint64_t stride = 1;
+    for (std::size_t i = others.size(); i-- > 0;) {
+      t.others.insert(t.others.begin(), {others[i], stride});
+      stride *= domains_[others[i]].size;
+    }
+    std::vector<std::vector<std::uint32_t>> lists;
+    for (auto o : others) lists.push_back(domains_[o].allowed_list());
+    const auto var_values = domains_[L.var].allowed_list();
+    Assignment& ev = a;
+    for (auto p : c.params) ev.needs_value[p] = 1;
+    std::vector<std::size_t> digit(others.size(), 0);
+    const Interval saved = ev.box[L.var];
+    while (true) {
+      std::uint64_t r = 0;
+      for (std::size_t i = 0; i < others.size(); ++i) {
+        ev.set(others[i], lists[i][digit[i]], domains_[others[i]]);
+        r += lists[i][digit[i]] * t.others[i].second;
+      }
+      std::uint64_t* row = t.table.data() + r * L.words;
+      for (auto x : var_values) {
+        ev.set(L.var, x, domains_[L.var]);
+        const bool ok = full ? holds(c, ci, ev, log_) : c.numeric->may_hold(ev.box.data());
+        if (ok) set_bit(row, x);
+      }
+      std::size_t i = others.size();
+      while (i > 0 && ++digit[i - 1] == lists[i - 1].size()) digit[--i] = 0;
+      if (i == 0) break;
+    }
+    // Restore the unbound intervals of the parameters we just bound for evaluation.
+    for (auto o : others) ev.box[o] = level_range(o);
+    ev.box[L.var] = saved;
+    L.tables.push_back(std::move(t));
+  }
+
+  Interval level_range(std::size_t p) const {
+    for (const auto& L : levels_)
+      if (L.var == p) return L.full_range;
+    return fixed_.box[p];
+  }
+
+ public:
+  std::vector<std::size_t> order() const {
+    std::vector<std::size_t> o;
+    for (const auto& L : levels_) o.push_back(L.var);
+    return o;
+  }
+  const std::vector<std::size_t>& needs_value() const { return needs_value_; }
+
+ private:
+  const Problem& problem_;
+  const std::vector<PreparedConstraint>& cs_;
+  const std::vector<Domain>& domains_;
+  const Component& comp_;
+  const Assignment& fixed_;
+  ErrorLog& log_;
+  std::vector<Level> levels_;
+  std::map<std::size_t, std::vector<std::size_t>> free_params_;
+  std::vector<std::size_t> needs_value_;
+};
+
+}  // namespace
+
+SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>& cs, unsigned threads) {
+  const std::size_t d = problem.parameters.size();
+  ErrorLog log(cs.size());
+  SolveResult result;
+
+  std::vector<Domain> domains(d);
+  for (std::size_t p = 0; p < d; ++p) {
+    const auto& values = problem.parameters[p].values;
+    Domain& D = domains[p];
+    D.size = values.size();
+    D.allowed.assign(words_for(D.size), 0);
+    for (std::size_t i = 0; i < D.size; ++i) set_bit(D.allowed.data(), i);
+    D.is_numeric = std::all_of(values.begin(), values.end(), [](const Value& v) { return v.is_numeric(); });
+    if (D.is_numeric)
+      for (const auto& v : values) D.numeric.push_back(v.to_double());
+  }
+
+  Assignment base;
+  base.problem = &problem;
+  base.index.assign(d, 0);
+  base.number.assign(d, 0.0);
+  base.value.assign(d, Value());
+  base.box.assign(d, Interval{0, 0});
+  base.needs_value.assign(d, 1);  // during propagation every value is kept current
+  for (std::size_t p = 0; p < d; ++p) {
+    if (domains[p].is_numeric) base.box[p] = domains[p].range();
+  }
+
+  // Propagation: constraints with at most one parameter of more than one value filter domains, repeatedly.
+  std::vector<char> consumed(cs.size(), 0);
+  bool empty = false;
+  auto fixed_value = [&](std::size_t p) {
+    for (std::size_t i = 0; i < domains[p].size; ++i)
+      if (test_bit(domains[p].allowed.data(), i)) return static_cast<std::uint32_t>(i);
+    return std::uint32_t{0};
+  };
+  for (bool changed = true; changed && !empty;) {
+    changed = false;
+    for (std::size_t ci = 0; ci < cs.size() && !empty; ++ci) {
+      if (consumed[ci]) continue;
+      std::vector<std::size_t> free;
+      for (auto p : cs[ci].params) {
+        if (domains[p].count() > 1) free.push_back(p);
+        else base.set(p, fixed_value(p), domains[p]);
+      }
+      if (free.size() > 1) continue;
+      consumed[ci] = 1;
+      changed = true;
+      if (free.empty()) {
+        if (!holds(cs[ci], ci, base, log)) empty = true;
+        continue;
+      }
+      Domain& D = domains[free[0]];
+      for (auto x : D.allowed_list()) {
+        base.set(free[0], x, D);
+        if (!holds(cs[ci], ci, base, log)) clear_bit(D.allowed.data(), x);
+      }
+      if (D.count() == 0) empty = true;
+      else base.box[free[0]] = D.range();
+    }
+  }
+  for (std::size_t p = 0; p < d && !empty; ++p)
+    if (domains[p].count() == 0) empty = true;
+
+  // Components of the parameters that still have a choice, linked by the remaining constraints.
+  std::vector<std::size_t> fixed_params, parent(d);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<std::size_t> remaining;
+  for (std::size_t ci = 0; ci < cs.size(); ++ci)
+    if (!consumed[ci]) remaining.push_back(ci);
+  for (auto ci : remaining) {
+    std::size_t first = kNone;
+    for (auto p : cs[ci].params) {
+      if (domains[p].count() <= 1) continue;
+      if (first == kNone) first = p;
+      else parent[find(p)] = find(first);
+    }
+  }
+  std::vector<Component> comps;
+  std::vector<std::size_t> comp_of_root(d, kNone);
+  for (std::size_t p = 0; p < d; ++p) {
+    if (domains[p].count() <= 1) {
+      fixed_params.push_back(p);
+      base.set(p, fixed_value(p), domains[p]);
+      continue;
+    }
+    const std::size_t r = find(p);
+    if (comp_of_root[r] == kNone) {
+      comp_of_root[r] = comps.size();
+      comps.emplace_back();
+    }
+    comps[comp_of_root[r]].vars.push_back(p);
+  }
+  for (auto ci : remaining) {
+    for (auto p : cs[ci].params)
+      if (domains[p].count() > 1) {
+        comps[comp_of_root[find(p)]].constraints.push_back(ci);
+        break;
+      }
+  }
+  result.independent_groups = comps.size();
+
+  // Solve each component.
+  std::vector<IndexMatrix> solutions;
+  std::vector<std::vector<std::size_t>> comp_orders;
+  base.needs_value.assign(d, 0);
+  if (!empty) {
+    for (const auto& comp : comps) {
+      ComponentSolver ready(problem, cs, domains, comp, base, log);
+      const auto first = ready.first_candidates();
+      // Split the first variable's values into chunks solved in parallel, concatenated in order.
+      const unsigned nthreads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(first.size())));
+      std::vector<IndexMatrix> parts(first.size());
+      if (nthreads <= 1) {
+        solutions.push_back(ready.run(first));
+      } else {
+        std::atomic<std::size_t> next{0};
+        std::vector<std::thread> pool;
+        for (unsigned t = 0; t < nthreads; ++t)
+          pool.emplace_back([&] {
+            for (std::size_t i; (i = next.fetch_add(1)) < first.size();) parts[i] = ready.run({first[i]});
+          });
+        for (auto& th : pool) th.join();
+        IndexMatrix merged = std::move(parts[0]);
+        for (std::size_t i = 1; i < parts.size(); ++i) {
+          merged.append(parts[i]);
+          parts[i] = IndexMatrix();
+        }
+        solutions.push_back(std::move(merged));
+      }
+      comp_orders.push_back(ready.order());
+      if (solutions.back().rows() == 0) {
+        empty = true;
+        break;
+      }
+    }
+  }
+
+  // Combine: fixed parameters first, then the components' Cartesian product (first component slowest).
+  result.order = fixed_params;
+  for (const auto& o : comp_orders) result.order.insert(result.order.end(), o.begin(), o.end());
+  // An empty space may stop before every component has an order: complete it in declaration order.
+  for (std::size_t p = 0; p < d; ++p)
+    if (std::find(result.order.begin(), result.order.end(), p) == result.order.end()) result.order.push_back(p);
+  std::uint32_t max_index = 0;
+  for (const auto& p : problem.parameters)
+    max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(p.values.size()));
+  result.rows = IndexMatrix(d, max_index);
+  if (!empty) {
+    std::uint64_t total = 1;
+    for (const auto& s : solutions) {
+      if (total > std::numeric_limits<std::uint32_t>::max() / std::max<std::uint64_t>(1, s.rows()))
+        throw ProblemError("the search space has more than 2^32-1 valid configurations; it cannot be held in memory");
+      total *= s.rows();
+    }
+    result.rows.reserve_rows(total);
+    std::vector<std::uint32_t> row(d, 0);
+    for (auto p : fixed_params) row[p] = base.index[p];
+    std::vector<std::size_t> digit(solutions.size(), 0);
+    auto write_component = [&](std::size_t c) {
+      const auto& o = comp_orders[c];
+      for (std::size_t j = 0; j < o.size(); ++j) row[o[j]] = solutions[c].get(digit[c], j);
+    };
+    for (std::size_t c = 0; c < solutions.size(); ++c) write_component(c);
+    for (std::uint64_t r = 0; r < total; ++r) {
+      result.rows.push_row(row.data());
+      std::size_t c = solutions.size();
+      while (c > 0) {
+        --c;
+        if (++digit[c] < solutions[c].rows()) {
+          write_component(c);
+          break;
+        }
+        digit[c] = 0;
+        write_component(c);
+      }
+    }
+  }
+  result.evaluation_errors = log.total();
+  result.evaluation_error_messages = log.summary(cs);
+  return result;
+}
+
+}  // namespace ktune::solver
