@@ -31,11 +31,18 @@ class IndexMatrix {
     for (std::size_t c = 0; c < cols_; ++c) out[c] = get(r, c);
   }
   void push_row(const std::uint32_t* values) {
+    if (cols_ == 0) {
+      ++rows_;
+      return;
+    }
     const std::size_t base = bytes_.size();
     bytes_.resize(base + cols_ * width_);
     std::uint8_t* p = bytes_.data() + base;
-    for (std::size_t c = 0; c < cols_; ++c) store(p, c, values[c]);
-    if (cols_ == 0) ++rows_;
+    if (width_ == 1) {
+      for (std::size_t c = 0; c < cols_; ++c) p[c] = static_cast<std::uint8_t>(values[c]);
+    } else {
+      for (std::size_t c = 0; c < cols_; ++c) store(p, c, values[c]);
+    }
   }
   void reserve_rows(std::size_t n) { bytes_.reserve(n * cols_ * width_); }
   void shrink_to_fit() { bytes_.shrink_to_fit(); }

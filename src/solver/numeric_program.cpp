@@ -505,3 +505,206 @@ bool NumericProgram::may_hold(const Interval* box) const {
 }
 
 }  // namespace ktune::solver
+
+// ---- batch evaluation ---------------------------------------------------------------------------------------
+namespace ktune::solver {
+namespace {
+
+constexpr std::size_t kLanes = 64;
+
+// One stack entry of the batch evaluator: either uniform (one value for all lanes) or per lane.
+struct LaneValue {
+  bool uniform = true;
+  double scalar = 0;
+  std::uint64_t scalar_error = 0;  // all-ones if the uniform computation raised
+  double lane[kLanes];
+  std::uint64_t error = 0;  // per lane
+};
+
+inline double lane_at(const LaneValue& v, std::size_t i) { return v.uniform ? v.scalar : v.lane[i]; }
+inline std::uint64_t errors_of(const LaneValue& v) { return v.uniform ? v.scalar_error : v.error; }
+
+void to_lanes(LaneValue& v, std::size_t lanes) {
+  if (!v.uniform) return;
+  for (std::size_t i = 0; i < lanes; ++i) v.lane[i] = v.scalar;
+  v.error = v.scalar_error;
+  v.uniform = false;
+}
+
+bool truthy_lane(double x) { return x != 0.0; }  // NaN is truthy in Python, and NaN != 0.0 holds
+
+}  // namespace
+
+std::uint64_t NumericProgram::evaluate_lanes(const double* vars, std::size_t var, const double* lane_values,
+                                             std::size_t lanes, std::uint64_t& errors,
+                                             const char*& error_message) const {
+  const std::uint64_t all = lanes == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << lanes) - 1);
+  LaneValue small[16];
+  std::vector<LaneValue> big;
+  LaneValue* st = small;
+  if (max_stack_ > 16) {
+    big.resize(max_stack_);
+    st = big.data();
+  }
+  std::size_t sp = 0;
+  const char* err = nullptr;
+  for (const Instr& in : interval_code_) {
+    switch (in.op) {
+      case Op::Const: {
+        LaneValue& v = st[sp++];
+        v.uniform = true;
+        v.scalar = in.value;
+        v.scalar_error = 0;
+        break;
+      }
+      case Op::Var: {
+        LaneValue& v = st[sp++];
+        if (in.arg == var) {
+          v.uniform = false;
+          for (std::size_t i = 0; i < lanes; ++i) v.lane[i] = lane_values[i];
+          v.error = 0;
+        } else {
+          v.uniform = true;
+          v.scalar = vars[in.arg];
+          v.scalar_error = 0;
+        }
+        break;
+      }
+      case Op::Neg: case Op::Pos: case Op::Not: case Op::Abs: case Op::Float: case Op::Int: case Op::Round: {
+        LaneValue& v = st[sp - 1];
+        if (v.uniform) {
+          if (!v.scalar_error && !unary_call_point(in.op, v.scalar, v.scalar, err)) v.scalar_error = all;
+        } else if (in.op == Op::Neg) {
+          for (std::size_t i = 0; i < lanes; ++i) v.lane[i] = -v.lane[i];
+        } else {
+          for (std::size_t i = 0; i < lanes; ++i)
+            if (!unary_call_point(in.op, v.lane[i], v.lane[i], err)) v.error |= std::uint64_t{1} << i;
+        }
+        break;
+      }
+      case Op::Min: case Op::Max: {
+        const std::size_t argc = in.arg;
+        LaneValue& r = st[sp - argc];
+        bool uniform = true;
+        for (std::size_t j = 0; j < argc; ++j) uniform = uniform && st[sp - argc + j].uniform;
+        if (uniform) {
+          for (std::size_t j = 1; j < argc; ++j) {
+            const LaneValue& o = st[sp - argc + j];
+            r.scalar_error |= o.scalar_error;
+            if (in.op == Op::Min ? o.scalar < r.scalar : o.scalar > r.scalar) r.scalar = o.scalar;
+          }
+        } else {
+          to_lanes(r, lanes);
+          for (std::size_t j = 1; j < argc; ++j) {
+            const LaneValue& o = st[sp - argc + j];
+            r.error |= errors_of(o);
+            for (std::size_t i = 0; i < lanes; ++i) {
+              const double x = lane_at(o, i);
+              if (in.op == Op::Min ? x < r.lane[i] : x > r.lane[i]) r.lane[i] = x;
+            }
+          }
+        }
+        sp -= argc - 1;
+        break;
+      }
+      case Op::InList: case Op::NotInList: {
+        LaneValue& v = st[sp - 1];
+        auto member = [&](double x) {
+          bool found = false;
+          for (std::uint32_t j = 0; j < in.arg2; ++j)
+            if (lists_[in.arg + j] == x) { found = true; break; }
+          return (found == (in.op == Op::InList)) ? 1.0 : 0.0;
+        };
+        if (v.uniform) v.scalar = member(v.scalar);
+        else
+          for (std::size_t i = 0; i < lanes; ++i) v.lane[i] = member(v.lane[i]);
+        break;
+      }
+      case Op::And: case Op::Or: {
+        LaneValue& b = st[--sp];
+        LaneValue& a = st[sp - 1];
+        const bool is_and = in.op == Op::And;
+        if (a.uniform) {
+          // The left operand decides for every lane at once.
+          const bool take_a = a.scalar_error || (is_and ? !truthy_lane(a.scalar) : truthy_lane(a.scalar));
+          if (!take_a) a = b;
+          break;
+        }
+        std::uint64_t err_out = a.error;
+        for (std::size_t i = 0; i < lanes; ++i) {
+          const bool a_err = (a.error >> i) & 1u;
+          if (a_err) continue;
+          const bool take_a = is_and ? !truthy_lane(a.lane[i]) : truthy_lane(a.lane[i]);
+          if (!take_a) {
+            a.lane[i] = lane_at(b, i);
+            err_out |= errors_of(b) & (std::uint64_t{1} << i);
+          }
+        }
+        a.error = err_out;
+        break;
+      }
+      case Op::IfElse: {
+        LaneValue& orelse = st[--sp];
+        LaneValue& body = st[--sp];
+        LaneValue& test = st[sp - 1];
+        if (test.uniform) {
+          if (test.scalar_error) break;  // stays an error
+          test = truthy_lane(test.scalar) ? body : orelse;
+          break;
+        }
+        std::uint64_t err_out = test.error;
+        for (std::size_t i = 0; i < lanes; ++i) {
+          if ((test.error >> i) & 1u) continue;
+          const LaneValue& src = truthy_lane(test.lane[i]) ? body : orelse;
+          test.lane[i] = lane_at(src, i);
+          err_out |= errors_of(src) & (std::uint64_t{1} << i);
+        }
+        test.error = err_out;
+        break;
+      }
+      default: {  // binary operators and comparisons
+        LaneValue& b = st[--sp];
+        LaneValue& a = st[sp - 1];
+        if (a.uniform && b.uniform) {
+          a.scalar_error |= b.scalar_error;
+          if (!a.scalar_error && !binary_point(in.op, a.scalar, b.scalar, a.scalar, err)) a.scalar_error = all;
+          break;
+        }
+        const std::uint64_t e = errors_of(a) | errors_of(b);
+        to_lanes(a, lanes);
+        a.error = e;
+        switch (in.op) {  // the common error-free operators as tight loops
+          case Op::Add: for (std::size_t i = 0; i < lanes; ++i) a.lane[i] += lane_at(b, i); break;
+          case Op::Sub: for (std::size_t i = 0; i < lanes; ++i) a.lane[i] -= lane_at(b, i); break;
+          case Op::Mul: for (std::size_t i = 0; i < lanes; ++i) a.lane[i] *= lane_at(b, i); break;
+          case Op::Lt: for (std::size_t i = 0; i < lanes; ++i) a.lane[i] = a.lane[i] < lane_at(b, i); break;
+          case Op::Le: for (std::size_t i = 0; i < lanes; ++i) a.lane[i] = a.lane[i] <= lane_at(b, i); break;
+          case Op::Gt: for (std::size_t i = 0; i < lanes; ++i) a.lane[i] = a.lane[i] > lane_at(b, i); break;
+          case Op::Ge: for (std::size_t i = 0; i < lanes; ++i) a.lane[i] = a.lane[i] >= lane_at(b, i); break;
+          case Op::Eq: for (std::size_t i = 0; i < lanes; ++i) a.lane[i] = a.lane[i] == lane_at(b, i); break;
+          case Op::Ne: for (std::size_t i = 0; i < lanes; ++i) a.lane[i] = a.lane[i] != lane_at(b, i); break;
+          default:
+            for (std::size_t i = 0; i < lanes; ++i)
+              if (!binary_point(in.op, a.lane[i], lane_at(b, i), a.lane[i], err)) a.error |= std::uint64_t{1} << i;
+            break;
+        }
+        break;
+      }
+    }
+  }
+  const LaneValue& r = st[sp - 1];
+  if (err) error_message = err;
+  std::uint64_t ok = 0;
+  if (r.uniform) {
+    errors = r.scalar_error & all;
+    ok = (!r.scalar_error && truthy_lane(r.scalar)) ? all : 0;
+  } else {
+    errors = r.error & all;
+    for (std::size_t i = 0; i < lanes; ++i)
+      if (truthy_lane(r.lane[i])) ok |= std::uint64_t{1} << i;
+    ok &= ~errors;
+  }
+  return ok;
+}
+
+}  // namespace ktune::solver

@@ -33,6 +33,12 @@ class NumericProgram {
     ok = evaluate(vars, r, err);
     return ok && r != 0.0;
   }
+  // Batch evaluation for the solver's innermost loop: every parameter is bound (vars) except `var`, which takes
+  // each of lane_values[0..lanes) in turn (lanes <= 64). Bit i of the result is set when the constraint holds
+  // for lane i; bit i of `errors` when evaluating raised (a Python exception makes the configuration invalid).
+  // Sub-expressions that do not depend on `var` are computed once for all lanes.
+  std::uint64_t evaluate_lanes(const double* vars, std::size_t var, const double* lane_values, std::size_t lanes,
+                               std::uint64_t& errors, const char*& error_message) const;
   // Interval evaluation. Returns false only when the constraint is certainly false for every point in the box
   // (never on an error: errors make that part unknown).
   bool may_hold(const Interval* box) const;

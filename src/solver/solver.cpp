@@ -28,9 +28,10 @@ void clear_bit(std::uint64_t* w, std::size_t i) { w[i >> 6] &= ~(std::uint64_t{1
 class ErrorLog {
  public:
   explicit ErrorLog(std::size_t n) : counts_(n), messages_(n) {}
-  void record(std::size_t constraint, const char* message) {
+  void record(std::size_t constraint, const char* message, std::uint64_t count = 1) {
     std::lock_guard lock(mutex_);
-    if (counts_[constraint]++ == 0) messages_[constraint] = message;
+    if (counts_[constraint] == 0) messages_[constraint] = message ? message : "evaluation error";
+    counts_[constraint] += count;
   }
   std::uint64_t total() const { return std::accumulate(counts_.begin(), counts_.end(), std::uint64_t{0}); }
   std::vector<std::string> summary(const std::vector<PreparedConstraint>& cs) const {
@@ -125,7 +126,8 @@ struct Level {
   std::size_t var = 0;
   std::size_t words = 0;
   std::vector<TableCheck> tables;
-  std::vector<EvalCheck> evals;
+  std::vector<std::size_t> batch;  // numeric full checks, evaluated for all candidates at once
+  std::vector<EvalCheck> evals;    // the rest, evaluated per candidate
   Interval full_range{0, 0};  // the var's interval while unbound
 };
 
@@ -143,17 +145,28 @@ class ComponentSolver {
   }
 
   // Enumerates the component's solutions whose first variable takes one of `first_values`, in order.
-  IndexMatrix run(const std::vector<std::uint32_t>& first_values) const {
+  // With `full_row` (one value index per parameter of the problem) the rows are written full width: the
+  // component's variables over that template, so a problem with a single component needs no combining pass.
+  IndexMatrix run(const std::vector<std::uint32_t>& first_values, const std::vector<std::uint32_t>* full_row = nullptr) const {
     const std::size_t m = levels_.size();
     std::uint32_t max_index = 0;
-    for (auto v : comp_.vars) max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(domains_[v].size));
-    IndexMatrix out(m, max_index);
+    if (full_row) {
+      for (const auto& p : problem_.parameters)
+        max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(p.values.size()));
+    } else {
+      for (auto v : comp_.vars) max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(domains_[v].size));
+    }
+    IndexMatrix out(full_row ? full_row->size() : m, max_index);
+    std::vector<std::size_t> column(m);
+    for (std::size_t k = 0; k < m; ++k) column[k] = full_row ? levels_[k].var : k;
     Assignment a = fixed_;
     for (auto p : needs_value_) a.needs_value[p] = 1;
     std::vector<std::vector<std::uint64_t>> cand(m);
     for (std::size_t k = 0; k < m; ++k) cand[k].assign(levels_[k].words, 0);
     std::vector<std::size_t> pos(m, 0);
-    std::vector<std::uint32_t> row(m);
+    std::vector<std::uint32_t> row = full_row ? *full_row : std::vector<std::uint32_t>(m);
+    std::vector<std::vector<CheckStats>> stats(m);
+    for (std::size_t k = 0; k < m; ++k) stats[k].resize(levels_[k].evals.size());
 
     // Level 0 candidates: the given first values (already filtered by its domain).
     for (auto v : first_values) set_bit(cand[0].data(), v);
@@ -171,8 +184,8 @@ class ComponentSolver {
       }
       pos[k] = x + 1;
       a.set(L.var, static_cast<std::uint32_t>(x), domains_[L.var]);
-      if (!passes(L, a)) continue;
-      row[k] = static_cast<std::uint32_t>(x);
+      if (!passes(L, a, stats[k])) continue;
+      row[column[k]] = static_cast<std::uint32_t>(x);
       if (k + 1 == m) {
         out.push_row(row.data());
         continue;
@@ -218,31 +231,92 @@ class ComponentSolver {
       const std::uint64_t* row = t.table.data() + r * L.words;
       for (std::size_t w = 0; w < L.words; ++w) out[w] &= row[w];
     }
+    if (L.batch.empty()) return;
+    // Remaining candidates, then every batched constraint filters them (all lanes in one pass).
+    std::uint32_t list[64 * 16];
+    std::vector<std::uint32_t> heap;
+    std::uint32_t* cand = list;
+    if (L.words > 16) {
+      heap.resize(L.words * 64);
+      cand = heap.data();
+    }
+    std::size_t n = 0;
+    for (std::size_t w = 0; w < L.words; ++w)
+      for (std::uint64_t bits = out[w]; bits; bits &= bits - 1)
+        cand[n++] = static_cast<std::uint32_t>((w << 6) + static_cast<std::size_t>(std::countr_zero(bits)));
+    if (n == 0) return;
+    std::fill(out.begin(), out.end(), 0);
+    std::vector<std::uint32_t> cur(cand, cand + n);
+    for (std::size_t i = 0; i < L.batch.size(); ++i) {
+      const std::size_t ci = L.batch[i];
+      std::fill(out.begin(), out.end(), 0);
+      batch_filter(cs_[ci], ci, L.var, cur, a, out.data());
+      if (i + 1 < L.batch.size()) {
+        cur.clear();
+        for (std::size_t w = 0; w < L.words; ++w)
+          for (std::uint64_t bits = out[w]; bits; bits &= bits - 1)
+            cur.push_back(static_cast<std::uint32_t>((w << 6) + static_cast<std::size_t>(std::countr_zero(bits))));
+        if (cur.empty()) return;
+      }
+    }
   }
 
-  bool passes(const Level& L, Assignment& a) const {
-    for (const auto& e : L.evals) {
+  // Sets in `out` the bits of the values in `values` (value indices of var) for which the numeric constraint holds.
+  void batch_filter(const PreparedConstraint& c, std::size_t ci, std::size_t var, const std::vector<std::uint32_t>& values,
+                    const Assignment& a, std::uint64_t* out) const {
+    const Domain& D = domains_[var];
+    double lanes[64];
+    for (std::size_t start = 0; start < values.size(); start += 64) {
+      const std::size_t n = std::min<std::size_t>(64, values.size() - start);
+      for (std::size_t i = 0; i < n; ++i) lanes[i] = D.numeric[values[start + i]];
+      std::uint64_t errors = 0;
+      const char* message = nullptr;
+      std::uint64_t ok = c.numeric->evaluate_lanes(a.number.data(), var, lanes, n, errors, message);
+      if (errors) log_.record(ci, message, static_cast<std::uint64_t>(std::popcount(errors)));
+      for (; ok; ok &= ok - 1) set_bit(out, values[start + static_cast<std::size_t>(std::countr_zero(ok))]);
+    }
+  }
+
+  // Interval checks that rarely prune are switched off during a run: they only ever save work, so the result
+  // does not depend on it.
+  struct CheckStats {
+    std::uint32_t evaluations = 0, prunes = 0;
+    bool disabled = false;
+  };
+
+  bool passes(const Level& L, Assignment& a, std::vector<CheckStats>& stats) const {
+    for (std::size_t i = 0; i < L.evals.size(); ++i) {
+      const auto& e = L.evals[i];
       const PreparedConstraint& c = cs_[e.constraint];
       if (e.full) {
         if (!holds(c, e.constraint, a, log_)) return false;
-      } else if (!c.numeric->may_hold(a.box.data())) {
+        continue;
+      }
+      CheckStats& st = stats[i];
+      if (st.disabled) continue;
+      ++st.evaluations;
+      if (!c.numeric->may_hold(a.box.data())) {
+        ++st.prunes;
         return false;
       }
+      if (st.evaluations >= 512 && st.prunes * 32 < st.evaluations) st.disabled = true;
     }
     return true;
   }
 
-  // Variable order: most constraints completed by the variable, then most constraints shared with the
-  // variables already chosen, then most constraints overall, then fewest values, then declaration order.
+  // Variable order. First the variables still linked to unchosen ones: a variable whose constraints are all
+  // complete ("a leaf") would multiply the work of every level below it, so leaves go last. Then: most
+  // constraints completed by the variable, most constraints shared with chosen variables, most constraints
+  // overall, fewest values, declaration order.
   std::vector<std::size_t> choose_order() const {
     std::vector<std::size_t> remaining = comp_.vars, order;
     std::vector<char> chosen(problem_.parameters.size(), 0);
     while (!remaining.empty()) {
       std::size_t best = 0;
-      std::tuple<int, int, int, long, long> best_key{-1, -1, -1, 0, 0};
+      std::tuple<int, int, int, int, long, long> best_key{-1, -1, -1, -1, 0, 0};
       for (std::size_t i = 0; i < remaining.size(); ++i) {
         const std::size_t v = remaining[i];
-        int completes = 0, shared = 0, degree = 0;
+        int completes = 0, shared = 0, degree = 0, future = 0;
         for (auto ci : comp_.constraints) {
           const auto& ps = free_params_.at(ci);
           if (std::find(ps.begin(), ps.end(), v) == ps.end()) continue;
@@ -251,8 +325,10 @@ class ComponentSolver {
           for (auto p : ps) bound += (p != v && chosen[p]);
           if (bound > 0) ++shared;
           if (bound + 1 == ps.size()) ++completes;
+          else future = 1;
         }
-        auto key = std::make_tuple(completes, shared, degree, -static_cast<long>(domains_[v].count()), -static_cast<long>(v));
+        auto key = std::make_tuple(future, completes, shared, degree, -static_cast<long>(domains_[v].count()),
+                                   -static_cast<long>(v));
         if (key > best_key) {
           best_key = key;
           best = i;
@@ -315,7 +391,8 @@ class ComponentSolver {
       if (evals > kTableEvalLimit || rows * L.words > kTableWordLimit) break;
     }
     if (evals > kTableEvalLimit || rows * L.words > kTableWordLimit) {
-      L.evals.push_back({ci, full});
+      if (full && c.numeric) L.batch.push_back(ci);
+      else L.evals.push_back({ci, full});
       return;
     }
     // Build the table: for every combination of the other (earlier) parameters, the allowed values of L.var.
@@ -333,6 +410,8 @@ class ComponentSolver {
     for (auto p : c.params) ev.needs_value[p] = 1;
     std::vector<std::size_t> digit(others.size(), 0);
     const Interval saved = ev.box[L.var];
+    std::uint64_t interval_evals = 0, interval_prunes = 0;
+    bool useless = false;
     while (true) {
       std::uint64_t r = 0;
       for (std::size_t i = 0; i < others.size(); ++i) {
@@ -340,10 +419,26 @@ class ComponentSolver {
         r += lists[i][digit[i]] * t.others[i].second;
       }
       std::uint64_t* row = t.table.data() + r * L.words;
-      for (auto x : var_values) {
-        ev.set(L.var, x, domains_[L.var]);
-        const bool ok = full ? holds(c, ci, ev, log_) : c.numeric->may_hold(ev.box.data());
-        if (ok) set_bit(row, x);
+      if (full && c.numeric) {
+        batch_filter(c, ci, L.var, var_values, ev, row);
+      } else if (!full) {
+        for (auto x : var_values) {
+          ev.set(L.var, x, domains_[L.var]);
+          ++interval_evals;
+          if (c.numeric->may_hold(ev.box.data())) set_bit(row, x);
+          else ++interval_prunes;
+        }
+        // A bounds check that has pruned nothing after a few thousand evaluations is not worth its table.
+        if (interval_evals >= 4096 && interval_prunes == 0) {
+          useless = true;
+          break;
+        }
+      } else {
+        for (auto x : var_values) {
+          ev.set(L.var, x, domains_[L.var]);
+          const bool ok = full ? holds(c, ci, ev, log_) : c.numeric->may_hold(ev.box.data());
+          if (ok) set_bit(row, x);
+        }
       }
       std::size_t i = others.size();
       while (i > 0 && ++digit[i - 1] == lists[i - 1].size()) digit[--i] = 0;
@@ -352,7 +447,7 @@ class ComponentSolver {
     // Restore the unbound intervals of the parameters we just bound for evaluation.
     for (auto o : others) ev.box[o] = level_range(o);
     ev.box[L.var] = saved;
-    L.tables.push_back(std::move(t));
+    if (!useless) L.tables.push_back(std::move(t));
   }
 
   Interval level_range(std::size_t p) const {
@@ -500,14 +595,18 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       // Split the first variable's values into chunks solved in parallel, concatenated in order.
       const unsigned nthreads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(first.size())));
       std::vector<IndexMatrix> parts(first.size());
+      // A problem with one component is written full width straight away.
+      std::vector<std::uint32_t> template_row(d, 0);
+      for (auto p : fixed_params) template_row[p] = base.index[p];
+      const std::vector<std::uint32_t>* full = comps.size() == 1 ? &template_row : nullptr;
       if (nthreads <= 1) {
-        solutions.push_back(ready.run(first));
+        solutions.push_back(ready.run(first, full));
       } else {
         std::atomic<std::size_t> next{0};
         std::vector<std::thread> pool;
         for (unsigned t = 0; t < nthreads; ++t)
           pool.emplace_back([&] {
-            for (std::size_t i; (i = next.fetch_add(1)) < first.size();) parts[i] = ready.run({first[i]});
+            for (std::size_t i; (i = next.fetch_add(1)) < first.size();) parts[i] = ready.run({first[i]}, full);
           });
         for (auto& th : pool) th.join();
         IndexMatrix merged = std::move(parts[0]);
@@ -535,7 +634,9 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
   for (const auto& p : problem.parameters)
     max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(p.values.size()));
   result.rows = IndexMatrix(d, max_index);
-  if (!empty) {
+  if (!empty && comps.size() == 1) {
+    result.rows = std::move(solutions[0]);
+  } else if (!empty) {
     std::uint64_t total = 1;
     for (const auto& s : solutions) {
       if (total > std::numeric_limits<std::uint32_t>::max() / std::max<std::uint64_t>(1, s.rows()))
