@@ -44,6 +44,21 @@ class IndexMatrix {
       for (std::size_t c = 0; c < cols_; ++c) store(p, c, values[c]);
     }
   }
+  void set(std::size_t row, std::size_t col, std::uint32_t value) { store(bytes_.data() + row * cols_ * width_, col, value); }
+  void resize_rows(std::size_t n) {
+    if (cols_ == 0) rows_ = n;
+    else bytes_.resize(n * cols_ * width_);
+  }
+  // Appends rows [begin, end) of `block` (same shape).
+  void append_rows(const IndexMatrix& block, std::size_t begin, std::size_t end) {
+    const std::size_t stride = cols_ * width_;
+    if (cols_ == 0) {
+      rows_ += end - begin;
+      return;
+    }
+    bytes_.insert(bytes_.end(), block.bytes_.begin() + static_cast<std::ptrdiff_t>(begin * stride),
+                  block.bytes_.begin() + static_cast<std::ptrdiff_t>(end * stride));
+  }
   void reserve_rows(std::size_t n) { bytes_.reserve(n * cols_ * width_); }
   void shrink_to_fit() { bytes_.shrink_to_fit(); }
   void append(const IndexMatrix& other) {  // same shape required

@@ -634,7 +634,11 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
   for (const auto& p : problem.parameters)
     max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(p.values.size()));
   result.rows = IndexMatrix(d, max_index);
-  if (!empty && comps.size() == 1) {
+  if (!empty && comps.empty()) {  // every parameter fixed: one configuration
+    std::vector<std::uint32_t> row(d, 0);
+    for (auto p : fixed_params) row[p] = base.index[p];
+    result.rows.push_row(row.data());
+  } else if (!empty && comps.size() == 1) {
     result.rows = std::move(solutions[0]);
   } else if (!empty) {
     std::uint64_t total = 1;
@@ -644,25 +648,35 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       total *= s.rows();
     }
     result.rows.reserve_rows(total);
-    std::vector<std::uint32_t> row(d, 0);
-    for (auto p : fixed_params) row[p] = base.index[p];
-    std::vector<std::size_t> digit(solutions.size(), 0);
-    auto write_component = [&](std::size_t c) {
+    // The last component varies fastest: keep a block of its rows at full width, update the block's columns of
+    // the outer components whenever their digits change, and append the whole block each time.
+    const std::size_t C = solutions.size();
+    const std::size_t inner = solutions[C - 1].rows();
+    IndexMatrix block(d, max_index);
+    block.resize_rows(inner);
+    for (std::size_t r = 0; r < inner; ++r) {
+      for (auto p : fixed_params) block.set(r, p, base.index[p]);
+      const auto& o = comp_orders[C - 1];
+      for (std::size_t j = 0; j < o.size(); ++j) block.set(r, o[j], solutions[C - 1].get(r, j));
+    }
+    std::vector<std::size_t> digit(C, 0);
+    auto write_outer = [&](std::size_t c) {
       const auto& o = comp_orders[c];
-      for (std::size_t j = 0; j < o.size(); ++j) row[o[j]] = solutions[c].get(digit[c], j);
+      for (std::size_t j = 0; j < o.size(); ++j) {
+        const std::uint32_t v = solutions[c].get(digit[c], j);
+        for (std::size_t r = 0; r < inner; ++r) block.set(r, o[j], v);
+      }
     };
-    for (std::size_t c = 0; c < solutions.size(); ++c) write_component(c);
-    for (std::uint64_t r = 0; r < total; ++r) {
-      result.rows.push_row(row.data());
-      std::size_t c = solutions.size();
-      while (c > 0) {
-        --c;
+    for (std::size_t c = 0; c + 1 < C; ++c) write_outer(c);
+    for (std::uint64_t done = 0; done < total; done += inner) {
+      result.rows.append_rows(block, 0, inner);
+      for (std::size_t c = C - 1; c-- > 0;) {
         if (++digit[c] < solutions[c].rows()) {
-          write_component(c);
+          write_outer(c);
           break;
         }
         digit[c] = 0;
-        write_component(c);
+        write_outer(c);
       }
     }
   }
