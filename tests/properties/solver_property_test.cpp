@@ -51,3 +51,60 @@ TEST(SolverProperty, SolverEqualsBruteForceOnRandomProblems) {
 }
 
 }  // namespace
+
+#include "space_reference.hpp"
+
+namespace {
+
+// On solver-built random spaces: every neighbour method equals its brute-force definition (valid, invalid and
+// out-of-space queries), and random / Latin-hypercube samples are valid, unique and reproducible.
+TEST(SpaceProperty, NeighboursAndSamplesOnSolverBuiltSpaces) {
+  using ktune::NeighbourMethod;
+  ktune::testing::RandomProblemGenerator gen(77);
+  ktune::Rng rng(5);
+  int spaces = 0, queries = 0;
+  for (int round = 0; round < 400 && spaces < 150; ++round) {
+    const auto problem = gen.next();
+    std::optional<ktune::SearchSpace> space;
+    try {
+      space.emplace(ktune::SearchSpace::build(problem));
+    } catch (const ktune::expr::ExpressionError&) {
+      continue;
+    }
+    if (space->size() < 2) continue;
+    ++spaces;
+    SCOPED_TRACE(describe(problem));
+    const std::size_t d = space->num_params();
+    for (int q = 0; q < 6; ++q) {
+      ktune::Config config(d);
+      if (q % 2 == 0) {
+        config = space->config_at(rng.below(space->size()));
+      } else {
+        for (std::size_t p = 0; p < d; ++p) config[p] = static_cast<std::uint32_t>(rng.below(space->param_values(p).size()));
+      }
+      for (auto m : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming,
+                     NeighbourMethod::HammingAdjacent, NeighbourMethod::ClosestParamIndices}) {
+        SCOPED_TRACE(ktune::to_string(m));
+        const auto expected = ktune::testing::reference_neighbours(*space, config, m);
+        ASSERT_EQ(space->neighbours(config, m), expected);
+        ASSERT_EQ(space->neighbours(config, m), expected);  // from the cache
+        ++queries;
+      }
+    }
+    for (auto sampler : {0, 1}) {
+      const std::size_t n = 1 + rng.below(space->size());
+      ktune::Rng a(round), b(round);
+      const auto s1 = sampler ? space->lhs_sample(n, a) : space->random_sample(n, a);
+      const auto s2 = sampler ? space->lhs_sample(n, b) : space->random_sample(n, b);
+      ASSERT_EQ(s1, s2);
+      ASSERT_EQ(s1.size(), n);
+      std::set<std::size_t> unique(s1.begin(), s1.end());
+      ASSERT_EQ(unique.size(), n);
+      for (auto i : s1) ASSERT_LT(i, space->size());
+    }
+  }
+  EXPECT_GE(spaces, 100);
+  std::printf("checked %d neighbour queries on %d solver-built spaces\n", queries, spaces);
+}
+
+}  // namespace
