@@ -61,4 +61,10 @@ bool python_equal(const Value& a, const Value& b);
 // Strict identity of type and value (1 and 1.0 differ); used where Kernel Tuner keeps values apart, e.g. value lists.
 bool same_value(const Value& a, const Value& b);
 
+// Python repr() of a float: shortest round-trip digits in Python's layout ('1.0', '0.1', '1e-05', '1e+16', 'inf').
+std::string python_float_repr(double d);
+// Exact three-way comparison of an integer with a float, as Python does it (no rounding of either side):
+// -1 if i < d, 0 if equal, 1 if i > d, 2 if d is nan (unordered).
+int python_compare_int_float(std::int64_t i, double d);
+
 }  // namespace ktune

@@ -37,9 +37,14 @@ class CompiledExpression {
 
   // Evaluates with slots[i] the value of slot i. Throws EvalError.
   Value evaluate(const Value* slots) const;
-  bool evaluate_bool(const Value* slots) const { return evaluate(slots).truthy(); }
+  bool evaluate_bool(const Value* slots) const { return evaluate_truthy(slots); }
   // The set of types the result can have.
   TypeSet result_types() const { return result_types_; }
+  // Whether a statically typed numeric program exists (every slot used has exactly one of the types int, float,
+  // bool, and only numeric operations are used); it runs first and falls back to the general code on errors.
+  bool has_fast_path() const { return !fast_code_.empty(); }
+  // Human-readable listing of the bytecode, one instruction per line (for debugging and tests).
+  std::string disassemble() const;
 
   struct Instr {
     std::uint16_t op;       // opcode (implementation defined)
@@ -52,6 +57,13 @@ class CompiledExpression {
   std::vector<Value> constants_;
   TypeSet result_types_ = 0;
   std::size_t max_stack_ = 0;
+  std::size_t num_locals_ = 0;                   // comprehension loop variables
+  std::vector<std::vector<std::int64_t>> int_sets_;  // sorted constant int lists for fast `in`
+  // Statically typed numeric program on unboxed registers (empty if the expression does not qualify); it bails
+  // out to code_ on anything unusual. Encoding in compiled_expression.cpp.
+  std::vector<std::uint64_t> fast_code_;
+  std::vector<std::uint64_t> fast_consts_;
+  bool evaluate_truthy(const Value* slots) const;  // evaluate(slots).truthy() without building a Value
   friend struct CompiledExpressionBuilder;
 };
 

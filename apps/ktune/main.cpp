@@ -1,0 +1,47 @@
+// ktune: the command line. Parses arguments, dispatches to one verb, maps failures to exit codes
+// (0 ok, 1 input error, 2 usage error, 3 failed verification) and never lets an exception escape.
+#include <exception>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+
+#ifndef KTUNE_VERSION_STRING
+#define KTUNE_VERSION_STRING "0.1.0"
+#endif
+
+int main(int argc, char** argv) {
+  using namespace ktune::cli;
+  try {
+    CLI::App app{"ktune: a fast auto-tuner for GPU and CPU kernels (Kernel Tuner compatible)", "ktune"};
+    app.set_version_flag("--version", std::string("ktune ") + KTUNE_VERSION_STRING);
+    app.require_subcommand(1);
+    const Command space = add_space_command(app);
+    // CLI11 would report an unknown verb as "A subcommand is required"; name it instead.
+    if (argc > 1 && argv[1][0] != '-' && !space.app->check_name(argv[1])) {
+      std::cerr << "ktune: error: unknown command '" << argv[1] << "' (commands: space; see ktune --help)\n";
+      return kExitUsage;
+    }
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      app.exit(e);  // prints the message and a pointer to --help
+      return kExitUsage;
+    }
+    if (space.app->parsed()) return space.run();
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "ktune: error: " << e.what() << "\n";
+    return kExitInputError;
+  } catch (...) {
+    std::cerr << "ktune: error: unknown failure\n";
+    return kExitInputError;
+  }
+}

@@ -1,0 +1,16 @@
+#pragma once
+// Conversion between JSON scalars/arrays and Values: integers <-> int64, floating point <-> double, bool, string,
+// arrays <-> lists, null <-> None. Kept apart from Value so that Value stays free of JSON.
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "ktune/value.hpp"
+
+namespace ktune::io {
+
+nlohmann::json value_to_json(const Value& value);
+// Throws std::invalid_argument for objects and for integers outside the int64 range.
+Value value_from_json(const nlohmann::json& json);
+
+}  // namespace ktune::io

@@ -1,0 +1,99 @@
+#include "ktune/io/json_file.hpp"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "ktune/io/input_error.hpp"
+
+namespace ktune::io {
+
+std::string read_file_text(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw InputError(path, "", "cannot open file: no such file");
+  if (std::filesystem::is_directory(status)) throw InputError(path, "", "cannot read file: it is a directory");
+
+  // gzread passes non-gzip files through unchanged, so one code path reads both.
+  errno = 0;
+  gzFile raw = gzopen(path.c_str(), "rb");
+  if (raw == nullptr)
+    throw InputError(path, "", fmt::format("cannot open file: {}", errno != 0 ? std::strerror(errno) : "out of memory"));
+  std::unique_ptr<gzFile_s, int (*)(gzFile)> file(raw, gzclose);
+  gzbuffer(raw, 1 << 17);
+
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const int n = gzread(raw, buffer, sizeof buffer);
+    if (n < 0) {
+      int code = 0;
+      const char* message = gzerror(raw, &code);
+      if (code == Z_ERRNO) message = std::strerror(errno);
+      throw InputError(path, "", fmt::format("cannot read file: {}", message));
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  // A truncated gzip stream ends without an error from gzread on some zlib versions; gzerror tells.
+  int code = 0;
+  const char* message = gzerror(raw, &code);
+  if (code != Z_OK && code != Z_BUF_ERROR) throw InputError(path, "", fmt::format("cannot read file: {}", message));
+  if (code == Z_BUF_ERROR) throw InputError(path, "", "cannot read file: truncated gzip data");
+  return text;
+}
+
+void throw_json_syntax_error(const std::string& text, std::size_t byte, const std::string& detail,
+                             const std::string& source_name) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  throw InputError(source_name, "",
+                   fmt::format("invalid JSON at byte {} (line {}, column {}): {}", byte, line, column, detail));
+}
+
+std::string parse_error_detail(const nlohmann::json::parse_error& e) {
+  // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line 1, column 2: ".
+  std::string detail = e.what();
+  if (const auto colon = detail.find(": "); colon != std::string::npos && detail.rfind("[json.exception", 0) == 0)
+    detail = detail.substr(colon + 2);
+  return detail;
+}
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& source_name,
+                               const nlohmann::json::parser_callback_t& callback) {
+  try {
+    return nlohmann::json::parse(text, callback, /*allow_exceptions=*/true, /*ignore_comments=*/false);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is 1-based: the position of the last character read.
+    throw_json_syntax_error(text, e.byte == 0 ? 0 : e.byte - 1, parse_error_detail(e), source_name);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(source_name, "", fmt::format("invalid JSON: {}", e.what()));
+  }
+}
+
+nlohmann::json load_json_file(const std::string& path, const nlohmann::json::parser_callback_t& callback) {
+  return parse_json_text(read_file_text(path), path, callback);
+}
+
+std::string file_stem(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  for (const char* suffix : {".gz", ".json"}) {
+    const std::string s = suffix;
+    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) name.resize(name.size() - s.size());
+  }
+  return name;
+}
+
+}  // namespace ktune::io

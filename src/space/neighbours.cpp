@@ -1,0 +1,270 @@
+// Neighbour queries (Kernel Tuner's five definitions) answered from the index structures, never by scanning all
+// configurations: box queries over the lexicographic order for (strictly-)adjacent, hash lookups for the Hamming
+// family and branch and bound over the lexicographic prefix tree for closest-param-indices.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "ktune/search_space.hpp"
+
+namespace ktune {
+
+namespace {
+
+std::uint64_t query_key(std::span<const std::uint32_t> config) {
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ config.size();
+  for (std::uint32_t v : config) {
+    h ^= v;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 32;
+  }
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 29);
+}
+
+std::size_t method_slot(NeighbourMethod method) {
+  const auto m = static_cast<std::size_t>(method);
+  if (m > static_cast<std::size_t>(NeighbourMethod::ClosestParamIndices))
+    throw std::invalid_argument(fmt::format("unknown neighbour method {}", m));
+  return m;
+}
+
+}  // namespace
+
+std::vector<std::size_t> SearchSpace::neighbours(std::span<const std::uint32_t> config, NeighbourMethod method) const {
+  const std::size_t slot = method_slot(method);
+  if (!cache_) return compute_neighbours(config, method);
+  NeighbourCache& cache = *cache_;
+  const std::uint64_t key = query_key(config);
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    const auto it = cache.maps[slot].find(key);
+    if (it != cache.maps[slot].end() && std::equal(it->second.query.begin(), it->second.query.end(), config.begin(),
+                                                   config.end()))
+      return it->second.neighbours;
+  }
+  // Computed outside the lock: concurrent queries proceed in parallel; a duplicate computation is harmless.
+  std::vector<std::size_t> result = compute_neighbours(config, method);
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    const std::size_t cost = result.size() + config.size() + 8;
+    if (cache.stored + cost > NeighbourCache::max_stored) {
+      for (auto& m : cache.maps) m.clear();
+      cache.stored = 0;
+    }
+    const auto [it, inserted] =
+        cache.maps[slot].try_emplace(key, NeighbourCache::Entry{Config(config.begin(), config.end()), result});
+    if (inserted) cache.stored += cost;
+  }
+  return result;
+}
+
+std::vector<std::size_t> SearchSpace::neighbours(std::size_t index, NeighbourMethod method) const {
+  if (index >= size())
+    throw std::out_of_range(fmt::format("configuration index {} >= size {}", index, size()));
+  const Config config = config_at(index);
+  return neighbours(config, method);
+}
+
+std::vector<std::size_t> SearchSpace::neighbours_uncached(std::span<const std::uint32_t> config,
+                                                          NeighbourMethod method) const {
+  method_slot(method);
+  return compute_neighbours(config, method);
+}
+
+std::vector<std::size_t> SearchSpace::compute_neighbours(std::span<const std::uint32_t> config,
+                                                         NeighbourMethod method) const {
+  if (config.size() != num_params() || size() == 0) return {};
+  switch (method) {
+    case NeighbourMethod::StrictlyAdjacent: return box_neighbours(config, true);
+    case NeighbourMethod::Adjacent: return box_neighbours(config, false);
+    case NeighbourMethod::Hamming: return hamming_neighbours(config, false);
+    case NeighbourMethod::HammingAdjacent: return hamming_neighbours(config, true);
+    case NeighbourMethod::ClosestParamIndices: return closest(config, false);
+  }
+  return {};
+}
+
+// (Strictly-)adjacent neighbours are exactly the valid configurations in a box around the query.
+std::vector<std::size_t> SearchSpace::box_neighbours(std::span<const std::uint32_t> config, bool strictly) const {
+  const std::size_t d = num_params();
+  std::vector<std::uint32_t> lo(d), hi(d);
+  for (std::size_t p = 0; p < d; ++p) {
+    const std::uint64_t v = config[p];
+    const std::uint64_t top = param_values(p).size() - 1;
+    std::uint64_t l, h;
+    if (strictly) {
+      l = v == 0 ? 0 : v - 1;
+      h = v + 1;
+    } else {
+      // The nearest used index below and above; without one the box is open on that side (nothing lies there).
+      const auto& used = used_[p];
+      const auto above = std::upper_bound(used.begin(), used.end(), config[p]);
+      const auto below = std::lower_bound(used.begin(), used.end(), config[p]);
+      l = below == used.begin() ? v : *(below - 1);
+      h = above == used.end() ? v : *above;
+    }
+    h = std::min(h, top);
+    if (l > h) return {};
+    lo[p] = static_cast<std::uint32_t>(l);
+    hi[p] = static_cast<std::uint32_t>(h);
+  }
+  const auto self = index_of(config);
+  std::vector<std::size_t> out;
+  for_each_in_box(lo, hi, [&](std::size_t r) {
+    if (!self || r != *self) out.push_back(r);
+  });
+  return out;
+}
+
+// Hamming neighbours change one parameter: look up every used value of every parameter in the hash index (batched,
+// so the cache misses overlap). A query with one out-of-range index can only move in that parameter; with two or
+// more it has no Hamming neighbours. Hamming-adjacent keeps, per parameter, the found neighbours nearest below and
+// above the query's index.
+std::vector<std::size_t> SearchSpace::hamming_neighbours(std::span<const std::uint32_t> config,
+                                                         bool adjacent_only) const {
+  const std::size_t d = num_params();
+  std::size_t out_of_range = d;  // the single out-of-range parameter, or d if none
+  for (std::size_t p = 0; p < d; ++p) {
+    if (config[p] < param_values(p).size()) continue;
+    if (out_of_range != d) return {};
+    out_of_range = p;
+  }
+  std::vector<Edit> edits;
+  for (std::size_t i = 0; i < d; ++i) {
+    if (out_of_range != d && out_of_range != i) continue;
+    for (std::uint32_t v : used_[i])
+      if (v != config[i]) edits.push_back({static_cast<std::uint32_t>(i), v});
+  }
+  std::vector<std::size_t> rows(edits.size());
+  find_variants(config.data(), edits, rows.data());
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> out;
+  if (!adjacent_only) {
+    for (std::size_t r : rows)
+      if (r != none) out.push_back(r);
+  } else {
+    // Edits are grouped by parameter with ascending values: the last found below and the first found above.
+    for (std::size_t e = 0; e < edits.size();) {
+      std::size_t end = e;
+      while (end < edits.size() && edits[end].param == edits[e].param) ++end;
+      const std::uint32_t own = config[edits[e].param];
+      std::size_t below = none, above = none;
+      for (std::size_t k = e; k < end; ++k) {
+        if (rows[k] == none) continue;
+        if (edits[k].value < own) below = rows[k];
+        else if (above == none) above = rows[k];
+      }
+      if (below != none) out.push_back(below);
+      if (above != none) out.push_back(above);
+      e = end;
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Best-first branch and bound over the lexicographic prefix tree. A node is a row range sharing a prefix; its
+// children are the present values of the next column, visited outward from the query's value, so the first child
+// whose partial distance plus the lower bound of the remaining columns exceeds the best found ends the node. Near the
+// root the children come from the trie, deeper from galloping searches; small ranges are scanned row by row.
+std::vector<std::size_t> SearchSpace::closest(std::span<const std::uint32_t> config, bool allow_exact) const {
+  const std::size_t d = num_params();
+  if (config.size() != d || size() == 0) return {};
+  if (d == 0) return allow_exact ? std::vector<std::size_t>{0} : std::vector<std::size_t>{};
+  const auto& ord = lex_order();
+  const std::size_t levels = trie_levels();
+  constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
+  // suffix[k]: lower bound of the distance over columns ord[k..d): each column's distance to its nearest used value.
+  std::vector<std::uint64_t> suffix(d + 1, 0);
+  for (std::size_t k = d; k-- > 0;) {
+    const std::size_t p = ord[k];
+    const auto& used = used_[p];
+    const std::uint32_t v = config[p];
+    std::uint64_t nearest = unbounded / 2;
+    const auto it = std::lower_bound(used.begin(), used.end(), v);
+    if (it != used.end()) nearest = *it - std::uint64_t{v};
+    if (it != used.begin()) nearest = std::min<std::uint64_t>(nearest, std::uint64_t{v} - *(it - 1));
+    suffix[k] = suffix[k + 1] + nearest;
+  }
+  std::uint64_t best = unbounded;
+  std::vector<std::size_t> found;
+  auto offer = [&](std::size_t row, std::uint64_t dist) {
+    if (dist == 0 && !allow_exact) return;
+    if (dist > best) return;
+    if (dist < best) {
+      best = dist;
+      found.clear();
+    }
+    found.push_back(row);
+  };
+  auto distance = [](std::uint32_t a, std::uint32_t b) -> std::uint64_t { return a > b ? a - b : b - a; };
+  auto visit = [&](auto& self, std::size_t begin, std::size_t end, std::size_t depth, std::uint64_t partial,
+                   std::size_t cb, std::size_t ce) -> void {
+    if (end - begin <= scan_rows) {
+      for (std::size_t r = begin; r < end; ++r) {
+        std::uint64_t dist = partial;
+        for (std::size_t k = depth; k < d && dist <= best; ++k) dist += distance(matrix_.get(r, ord[k]), config[ord[k]]);
+        offer(r, dist);
+      }
+      return;
+    }
+    const std::size_t col = ord[depth];
+    const std::uint32_t pv = config[col];
+    const std::uint64_t rest = suffix[depth + 1];
+    const bool trie = depth < levels;
+    // Right cursor: first child with value >= pv; left cursor: the children before it, walked downward.
+    std::size_t right, left_end, left_begin, right_end;
+    if (trie) {
+      const auto& values = trie_value_[depth];
+      right = static_cast<std::size_t>(std::lower_bound(values.begin() + static_cast<std::ptrdiff_t>(cb),
+                                                        values.begin() + static_cast<std::ptrdiff_t>(ce), pv) -
+                                       values.begin());
+      left_begin = cb;
+      right_end = ce;
+    } else {
+      right = lower_row(begin, end, depth, pv);
+      left_begin = begin;
+      right_end = end;
+    }
+    left_end = right;
+    auto value_at = [&](std::size_t i) { return trie ? trie_value_[depth][i] : matrix_.get(i, col); };
+    while (right < right_end || left_end > left_begin) {
+      const std::uint64_t dist_right = right < right_end ? value_at(right) - std::uint64_t{pv} : unbounded;
+      const std::uint64_t dist_left = left_end > left_begin ? std::uint64_t{pv} - value_at(left_end - 1) : unbounded;
+      const bool go_right = dist_right <= dist_left;
+      const std::uint64_t cost = partial + (go_right ? dist_right : dist_left);
+      if (cost + rest > best) return;  // every remaining child is at least this far
+      std::size_t b, e, child_b = 0, child_e = 0;
+      if (trie) {
+        const std::size_t node = go_right ? right++ : --left_end;
+        b = trie_rows_[depth][node];
+        e = trie_rows_[depth][node + 1];
+        if (depth + 1 < levels) {
+          child_b = trie_children_[depth][node];
+          child_e = trie_children_[depth][node + 1];
+        }
+      } else if (go_right) {
+        const std::uint32_t v = matrix_.get(right, col);
+        b = right;
+        e = lower_row(right, end, depth, v + 1);
+        right = e;
+      } else {
+        const std::uint32_t v = matrix_.get(left_end - 1, col);
+        b = lower_row(begin, left_end, depth, v);
+        e = left_end;
+        left_end = b;
+      }
+      if (depth + 1 == d) offer(b, cost);  // a leaf range holds one row
+      else self(self, b, e, depth + 1, cost, child_b, child_e);
+    }
+  };
+  visit(visit, 0, size(), 0, 0, 0, levels > 0 ? trie_value_[0].size() : 0);
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace ktune

@@ -1,0 +1,481 @@
+// SearchSpace core: construction from a sorted matrix, the eager indexes (bounds, used values, hash index, value
+// lookups) and the conversions between indices, configurations and values.
+#include "ktune/search_space.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace ktune {
+
+namespace {
+
+// Row hash: each value index is mixed into a 64-bit state with a multiply-xorshift step, then finalised.
+inline std::uint64_t mix_step(std::uint64_t h, std::uint32_t v) {
+  h ^= v;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 31);
+}
+inline std::uint64_t mix_final(std::uint64_t h) {
+  h ^= h >> 29;
+  h *= 0x94d049bb133111ebULL;
+  return h ^ (h >> 32);
+}
+constexpr std::uint64_t kHashSeed = 0x6b74756e65737061ULL;
+
+constexpr std::size_t no_cap = std::numeric_limits<std::size_t>::max();
+std::atomic<std::size_t> trie_budget_cap{no_cap};
+
+// Writes config in the matrix's byte layout (width 1, 2 or 4) so a row can be compared with memcmp.
+void encode(const std::uint32_t* config, std::size_t d, unsigned width, std::uint8_t* out) {
+  for (std::size_t c = 0; c < d; ++c) {
+    switch (width) {
+      case 1: out[c] = static_cast<std::uint8_t>(config[c]); break;
+      case 2: { auto s = static_cast<std::uint16_t>(config[c]); std::memcpy(out + 2 * c, &s, 2); break; }
+      default: std::memcpy(out + 4 * c, &config[c], 4); break;
+    }
+  }
+}
+
+}  // namespace
+
+// Per parameter: numeric values sorted by their double value (Python equality across bool/int/float implies equal
+// doubles, so equal_range finds every candidate), strings in a hash map, anything else scanned.
+struct SearchSpace::ValueLookup {
+  std::vector<std::pair<double, std::uint32_t>> numeric;
+  std::unordered_map<std::string, std::uint32_t> strings;
+  std::vector<std::uint32_t> others;
+};
+
+SearchSpace::SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport report)
+    : problem_(std::move(problem)), matrix_(std::move(matrix)), report_(std::move(report)),
+      cache_(std::make_unique<NeighbourCache>()) {
+  const std::size_t d = problem_.parameters.size();
+  if (matrix_.cols() != d)
+    throw std::invalid_argument(fmt::format("search space: the matrix has {} columns for {} parameters",
+                                            matrix_.cols(), d));
+  if (matrix_.rows() >= std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("search space: more than 2^32-2 configurations are not supported");
+  if (report_.order.empty()) {
+    report_.order.resize(d);
+    std::iota(report_.order.begin(), report_.order.end(), std::size_t{0});
+  }
+  std::vector<char> seen(d, 0);
+  bool permutation = report_.order.size() == d;
+  for (std::size_t p : report_.order) {
+    if (!permutation || p >= d || seen[p]) { permutation = false; break; }
+    seen[p] = 1;
+  }
+  if (!permutation) throw std::invalid_argument("search space: the lexicographic order is not a permutation");
+  finish_indexes();
+}
+
+SearchSpace::SearchSpace(SearchSpace&&) noexcept = default;
+SearchSpace& SearchSpace::operator=(SearchSpace&&) noexcept = default;
+SearchSpace::~SearchSpace() = default;
+
+SearchSpace SearchSpace::from_configs(Problem problem, const std::vector<Config>& configs) {
+  std::vector<std::size_t> order(problem.parameters.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  return from_configs(std::move(problem), configs, std::move(order));
+}
+
+SearchSpace SearchSpace::from_configs(Problem problem, const std::vector<Config>& configs,
+                                      std::vector<std::size_t> order) {
+  const auto start = std::chrono::steady_clock::now();
+  problem.validate();
+  const std::size_t d = problem.parameters.size();
+  {
+    std::vector<char> seen(d, 0);
+    bool ok = order.size() == d;
+    for (std::size_t p : order) {
+      if (!ok || p >= d || seen[p]) { ok = false; break; }
+      seen[p] = 1;
+    }
+    if (!ok) throw std::invalid_argument("from_configs: the order is not a permutation of the parameter indices");
+  }
+  std::uint32_t max_index = 0;
+  for (const auto& p : problem.parameters)
+    max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(p.values.size() - 1));
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const Config& c = configs[i];
+    if (c.size() != d)
+      throw std::invalid_argument(fmt::format("configuration {} has {} values, expected {}", i, c.size(), d));
+    for (std::size_t p = 0; p < d; ++p)
+      if (c[p] >= problem.parameters[p].values.size())
+        throw std::invalid_argument(fmt::format("configuration {}: value index {} of parameter '{}' is out of range "
+                                                "({} values)", i, c[p], problem.parameters[p].name,
+                                                problem.parameters[p].values.size()));
+  }
+  // Sort under the order and drop duplicates, through a permutation to avoid copying the configs.
+  std::vector<std::uint32_t> perm(configs.size());
+  std::iota(perm.begin(), perm.end(), 0u);
+  std::sort(perm.begin(), perm.end(), [&](std::uint32_t a, std::uint32_t b) {
+    for (std::size_t p : order)
+      if (configs[a][p] != configs[b][p]) return configs[a][p] < configs[b][p];
+    return false;
+  });
+  perm.erase(std::unique(perm.begin(), perm.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return configs[a] == configs[b]; }),
+             perm.end());
+  IndexMatrix matrix(d, max_index);
+  if (d == 0) {
+    if (!configs.empty()) matrix.push_row(nullptr);
+  } else {
+    matrix.reserve_rows(perm.size());
+    for (std::uint32_t i : perm) matrix.push_row(configs[i].data());
+  }
+  ConstructionReport report;
+  report.cartesian_size = problem.cartesian_size();
+  report.order = std::move(order);
+  SearchSpace space(std::move(problem), std::move(matrix), std::move(report));
+  space.report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return space;
+}
+
+void SearchSpace::finish_indexes() {
+  const std::size_t d = num_params();
+  const std::size_t n = size();
+
+  // True bounds and used values: one pass over the matrix with a flag per (parameter, value).
+  std::vector<std::vector<char>> present(d);
+  for (std::size_t p = 0; p < d; ++p) present[p].assign(param_values(p).size(), 0);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t p = 0; p < d; ++p) present[p][matrix_.get(r, p)] = 1;
+  lower_.assign(d, 0);
+  upper_.assign(d, 0);
+  used_.assign(d, {});
+  for (std::size_t p = 0; p < d; ++p) {
+    for (std::uint32_t v = 0; v < present[p].size(); ++v)
+      if (present[p][v]) used_[p].push_back(v);
+    if (!used_[p].empty()) {
+      lower_[p] = used_[p].front();
+      upper_[p] = used_[p].back();
+    }
+  }
+
+  // Hash index: >= 2n slots (power of two) holding row + 1, linear probing.
+  hash_slots_.clear();
+  hash_mask_ = 0;
+  if (n > 0 && d > 0) {
+    const std::size_t slots = std::bit_ceil(std::max<std::size_t>(2 * n, 4));
+    hash_slots_.assign(slots, 0);
+    hash_mask_ = slots - 1;
+    std::vector<std::uint32_t> row(d);
+    for (std::size_t r = 0; r < n; ++r) {
+      matrix_.row(r, row.data());
+      std::uint64_t h = kHashSeed;
+      for (std::size_t c = 0; c < d; ++c) h = mix_step(h, row[c]);
+      std::uint64_t s = mix_final(h) & hash_mask_;
+      while (hash_slots_[s] != 0) s = (s + 1) & hash_mask_;
+      hash_slots_[s] = static_cast<std::uint32_t>(r + 1);
+    }
+  }
+
+  // Prefix trie over the top levels. diff[r] = first lex depth where row r differs from row r-1: row r starts a new
+  // node in every level >= diff[r]. Level k has #{r : diff[r] <= k} nodes; keep levels while the total stays <= n/4.
+  trie_value_.clear();
+  trie_rows_.clear();
+  trie_children_.clear();
+  if (n > 0 && d > 0) {
+    const auto& ord = report_.order;
+    std::vector<std::uint8_t> diff(n, 0);
+    std::vector<std::size_t> starts(d, 0);  // rows with diff == k
+    for (std::size_t r = 0; r < n; ++r) {
+      std::size_t k = 0;
+      if (r > 0)
+        while (k < d && matrix_.get(r, ord[k]) == matrix_.get(r - 1, ord[k])) ++k;
+      diff[r] = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
+      if (k < d) ++starts[k];
+    }
+    // Node budget: what keeps the eager structures within ~30 bytes per configuration (12 bytes per node), at
+    // least n/4 nodes.
+    const std::size_t base = matrix_.memory_bytes() + hash_slots_.size() * sizeof(std::uint32_t);
+    std::size_t budget = std::max(n / 4, (30 * n > base ? 30 * n - base : 0) / 12);
+    if (const std::size_t cap = trie_budget_cap.load(); cap != no_cap) budget = std::min(budget, cap);
+    std::size_t levels = 0, total = 0, nodes = 0;
+    while (levels < std::min<std::size_t>(d, 255)) {
+      nodes += starts[levels];
+      if (total + nodes > budget) break;
+      total += nodes;
+      ++levels;
+    }
+    trie_value_.resize(levels);
+    trie_rows_.resize(levels);
+    trie_children_.resize(levels > 0 ? levels - 1 : 0);
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t k = diff[r]; k < levels; ++k) {
+        trie_value_[k].push_back(matrix_.get(r, ord[k]));
+        trie_rows_[k].push_back(static_cast<std::uint32_t>(r));
+        if (k + 1 < levels) trie_children_[k].push_back(static_cast<std::uint32_t>(trie_value_[k + 1].size()));
+      }
+    for (std::size_t k = 0; k < levels; ++k) {
+      trie_rows_[k].push_back(static_cast<std::uint32_t>(n));
+      if (k + 1 < levels) trie_children_[k].push_back(static_cast<std::uint32_t>(trie_value_[k + 1].size()));
+    }
+  }
+
+  // Value lookups for config_of.
+  value_lookup_.clear();
+  for (std::size_t p = 0; p < d; ++p) {
+    auto lookup = std::make_unique<ValueLookup>();
+    const auto& values = param_values(p);
+    for (std::uint32_t j = 0; j < values.size(); ++j) {
+      const Value& v = values[j];
+      if (v.is_numeric()) lookup->numeric.emplace_back(v.to_double(), j);
+      else if (v.is_string()) lookup->strings.emplace(v.as_string(), j);  // first wins; lists hold no duplicates
+      else lookup->others.push_back(j);
+    }
+    std::stable_sort(lookup->numeric.begin(), lookup->numeric.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    value_lookup_.push_back(std::move(lookup));
+  }
+}
+
+void SearchSpace::set_trie_budget_for_testing(std::optional<std::size_t> nodes) {
+  trie_budget_cap.store(nodes ? *nodes : no_cap);
+}
+
+std::optional<std::size_t> SearchSpace::find_row(const std::uint32_t* config) const {
+  const std::size_t d = num_params();
+  if (hash_slots_.empty()) return std::nullopt;
+  const unsigned width = matrix_.width();
+  const std::size_t row_bytes = d * width;
+  std::uint8_t small[256];
+  std::vector<std::uint8_t> large;
+  std::uint8_t* key = small;
+  if (row_bytes > sizeof small) {
+    large.resize(row_bytes);
+    key = large.data();
+  }
+  encode(config, d, width, key);
+  std::uint64_t h = kHashSeed;
+  for (std::size_t c = 0; c < d; ++c) h = mix_step(h, config[c]);
+  std::uint64_t s = mix_final(h) & hash_mask_;
+  const std::uint8_t* data = matrix_.data();
+  for (;;) {
+    const std::uint32_t slot = hash_slots_[s];
+    if (slot == 0) return std::nullopt;
+    const std::size_t r = slot - 1;
+    if (std::memcmp(data + r * row_bytes, key, row_bytes) == 0) return r;
+    s = (s + 1) & hash_mask_;
+  }
+}
+
+void SearchSpace::find_variants(const std::uint32_t* config, std::span<const Edit> edits, std::size_t* rows) const {
+  constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+  const std::size_t d = num_params();
+  const std::size_t k = edits.size();
+  if (hash_slots_.empty()) {
+    std::fill(rows, rows + k, none);
+    return;
+  }
+  const unsigned width = matrix_.width();
+  const std::size_t row_bytes = d * width;
+  const std::uint8_t* data = matrix_.data();
+  // Hash states after each prefix of config: a variant's hash continues from the state before its parameter.
+  std::vector<std::uint64_t> prefix(d + 1);
+  prefix[0] = kHashSeed;
+  for (std::size_t c = 0; c < d; ++c) prefix[c + 1] = mix_step(prefix[c], config[c]);
+  // Pass 1: slots, prefetched.
+  std::vector<std::uint64_t> slot(k);
+  for (std::size_t e = 0; e < k; ++e) {
+    std::uint64_t h = mix_step(prefix[edits[e].param], edits[e].value);
+    for (std::size_t c = edits[e].param + 1; c < d; ++c) h = mix_step(h, config[c]);
+    slot[e] = mix_final(h) & hash_mask_;
+    __builtin_prefetch(&hash_slots_[slot[e]]);
+  }
+  // Pass 2: first candidate rows, prefetched.
+  for (std::size_t e = 0; e < k; ++e) {
+    const std::uint32_t v = hash_slots_[slot[e]];
+    rows[e] = v == 0 ? none : v - 1;
+    if (v != 0) __builtin_prefetch(data + rows[e] * row_bytes);
+  }
+  // Pass 3: compare, continuing the linear probe on a mismatch.
+  std::uint8_t small[256];
+  std::vector<std::uint8_t> large;
+  std::uint8_t* key = small;
+  if (row_bytes > sizeof small) {
+    large.resize(row_bytes);
+    key = large.data();
+  }
+  encode(config, d, width, key);
+  for (std::size_t e = 0; e < k; ++e) {
+    if (rows[e] == none) continue;
+    const std::size_t p = edits[e].param;
+    std::uint8_t saved[4];
+    std::memcpy(saved, key + p * width, width);
+    encode(&edits[e].value, 1, width, key + p * width);
+    std::uint64_t s = slot[e];
+    std::size_t r = rows[e];
+    rows[e] = none;
+    for (;;) {
+      if (std::memcmp(data + r * row_bytes, key, row_bytes) == 0) {
+        rows[e] = r;
+        break;
+      }
+      s = (s + 1) & hash_mask_;
+      const std::uint32_t v = hash_slots_[s];
+      if (v == 0) break;
+      r = v - 1;
+    }
+    std::memcpy(key + p * width, saved, width);
+  }
+}
+
+std::optional<std::size_t> SearchSpace::index_of(std::span<const std::uint32_t> config) const {
+  const std::size_t d = num_params();
+  if (config.size() != d || size() == 0) return std::nullopt;
+  for (std::size_t p = 0; p < d; ++p)
+    if (config[p] >= param_values(p).size()) return std::nullopt;
+  if (d == 0) return std::size_t{0};
+  return find_row(config.data());
+}
+
+std::size_t SearchSpace::lower_row(std::size_t begin, std::size_t end, std::size_t depth, std::uint32_t value) const {
+  const std::size_t col = report_.order[depth];
+  // Galloping from begin, then binary search: cheap when the answer is near begin, O(log n) otherwise.
+  if (begin >= end || matrix_.get(begin, col) >= value) return begin;
+  std::size_t lo = begin;  // invariant: get(lo) < value
+  std::size_t step = 1;
+  std::size_t hi = end;    // invariant: hi == end or get(hi) >= value
+  while (lo + step < end) {
+    if (matrix_.get(lo + step, col) >= value) { hi = lo + step; break; }
+    lo += step;
+    step *= 2;
+  }
+  // Answer in (lo, hi].
+  std::size_t count = hi - lo - 1;
+  std::size_t first = lo + 1;
+  while (count > 0) {
+    const std::size_t half = count / 2;
+    if (matrix_.get(first + half, col) < value) {
+      first += half + 1;
+      count -= half + 1;
+    } else {
+      count = half;
+    }
+  }
+  return first;
+}
+
+Config SearchSpace::config_at(std::size_t index) const {
+  if (index >= size()) throw std::out_of_range(fmt::format("configuration index {} >= size {}", index, size()));
+  Config c(num_params());
+  matrix_.row(index, c.data());
+  return c;
+}
+
+std::vector<Value> SearchSpace::values_at(std::size_t index) const { return values_of(config_at(index)); }
+
+std::vector<Value> SearchSpace::values_of(const Config& config) const {
+  const std::size_t d = num_params();
+  if (config.size() != d)
+    throw std::invalid_argument(fmt::format("configuration has {} value indices, expected {}", config.size(), d));
+  std::vector<Value> out;
+  out.reserve(d);
+  for (std::size_t p = 0; p < d; ++p) {
+    if (config[p] >= param_values(p).size())
+      throw std::out_of_range(fmt::format("value index {} of parameter '{}' is out of range ({} values)", config[p],
+                                          param_name(p), param_values(p).size()));
+    out.push_back(param_values(p)[config[p]]);
+  }
+  return out;
+}
+
+std::optional<Config> SearchSpace::config_of(const std::vector<Value>& values) const {
+  const std::size_t d = num_params();
+  if (values.size() != d) return std::nullopt;
+  Config out(d);
+  for (std::size_t p = 0; p < d; ++p) {
+    const Value& v = values[p];
+    const ValueLookup& lookup = *value_lookup_[p];
+    const auto& list = param_values(p);
+    std::optional<std::uint32_t> found;
+    if (v.is_numeric()) {
+      const double key = v.to_double();
+      auto [b, e] = std::equal_range(lookup.numeric.begin(), lookup.numeric.end(), std::make_pair(key, 0u),
+                                     [](const auto& a, const auto& c) { return a.first < c.first; });
+      for (auto it = b; it != e && !found; ++it)
+        if (same_value(list[it->second], v)) found = it->second;
+      for (auto it = b; it != e && !found; ++it)
+        if (python_equal(list[it->second], v)) found = it->second;
+    } else if (v.is_string()) {
+      if (auto it = lookup.strings.find(v.as_string()); it != lookup.strings.end()) found = it->second;
+    } else {
+      for (std::uint32_t j : lookup.others)
+        if (same_value(list[j], v)) { found = j; break; }
+      if (!found)
+        for (std::uint32_t j : lookup.others)
+          if (python_equal(list[j], v)) { found = j; break; }
+    }
+    if (!found) return std::nullopt;
+    out[p] = *found;
+  }
+  return out;
+}
+
+bool SearchSpace::is_valid(const std::vector<Value>& values) const {
+  const auto config = config_of(values);
+  return config && index_of(*config).has_value();
+}
+
+std::vector<std::size_t> SearchSpace::tunable_params() const {
+  std::vector<std::size_t> out;
+  for (std::size_t p = 0; p < num_params(); ++p)
+    if (used_[p].size() > 1) out.push_back(p);
+  return out;
+}
+
+std::size_t SearchSpace::memory_bytes() const {
+  std::size_t bytes = matrix_.memory_bytes() + hash_slots_.capacity() * sizeof(std::uint32_t);
+  bytes += (lower_.capacity() + upper_.capacity()) * sizeof(std::uint32_t);
+  for (const auto& u : used_) bytes += u.capacity() * sizeof(std::uint32_t);
+  for (const auto* level : {&trie_value_, &trie_rows_, &trie_children_})
+    for (const auto& v : *level) bytes += v.capacity() * sizeof(std::uint32_t);
+  for (const auto& l : value_lookup_) {
+    bytes += sizeof(ValueLookup) + l->numeric.capacity() * sizeof(l->numeric[0]) +
+             l->others.capacity() * sizeof(std::uint32_t);
+    for (const auto& [s, j] : l->strings) bytes += s.capacity() + sizeof(j) + 2 * sizeof(void*);
+  }
+  return bytes;
+}
+
+std::optional<NeighbourMethod> parse_neighbour_method(std::string_view name) {
+  auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  const std::string n = lower(name);
+  if (n == "strictly-adjacent") return NeighbourMethod::StrictlyAdjacent;
+  if (n == "adjacent") return NeighbourMethod::Adjacent;
+  if (n == "hamming") return NeighbourMethod::Hamming;
+  if (n == "hamming-adjacent") return NeighbourMethod::HammingAdjacent;
+  if (n == "closest-param-indices") return NeighbourMethod::ClosestParamIndices;
+  return std::nullopt;
+}
+
+const char* to_string(NeighbourMethod method) {
+  switch (method) {
+    case NeighbourMethod::StrictlyAdjacent: return "strictly-adjacent";
+    case NeighbourMethod::Adjacent: return "adjacent";
+    case NeighbourMethod::Hamming: return "Hamming";
+    case NeighbourMethod::HammingAdjacent: return "Hamming-adjacent";
+    case NeighbourMethod::ClosestParamIndices: return "closest-param-indices";
+  }
+  return "unknown";
+}
+
+}  // namespace ktune

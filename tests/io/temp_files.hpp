@@ -1,0 +1,58 @@
+#pragma once
+// Temporary files for reader tests: a directory per test process, removed at exit.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace ktune::testing {
+
+inline std::filesystem::path temp_dir() {
+  static const std::filesystem::path dir = [] {
+    auto d = std::filesystem::temp_directory_path() / ("ktune_test_io_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  static const struct Cleanup {
+    ~Cleanup() { std::error_code ec; std::filesystem::remove_all(dir, ec); }
+  } cleanup;
+  return dir;
+}
+
+inline std::string write_temp(const std::string& name, const std::string& content) {
+  const auto path = temp_dir() / name;
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+  return path.string();
+}
+
+inline std::string shared_path(const std::string& relative) { return std::string(KTUNE_SHARED_DIR) + "/" + relative; }
+
+// Runs f, expects an exception of type E and returns its what() ("" and a test failure if none is thrown).
+template <class E, class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "unexpected exception type: " << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception thrown";
+  return {};
+}
+
+inline ::testing::AssertionResult AssertContains(const char* haystack_expr, const char* needle_expr,
+                                                const std::string& haystack, const std::string& needle) {
+  if (haystack.find(needle) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << haystack_expr << " does not contain " << needle_expr << "\n  text:   "
+                                       << haystack << "\n  wanted: " << needle;
+}
+
+}  // namespace ktune::testing
+
+#define EXPECT_CONTAINS(haystack, needle) EXPECT_PRED_FORMAT2(::ktune::testing::AssertContains, haystack, needle)
