@@ -15,6 +15,13 @@ class IndexMatrix {
   IndexMatrix(std::size_t cols, std::uint32_t max_index)
       : cols_(cols), width_(max_index <= 0xFFu ? 1 : (max_index <= 0xFFFFu ? 2 : 4)) {}
 
+  // An empty matrix of the same column count and width.
+  IndexMatrix same_shape() const {
+    IndexMatrix m;
+    m.cols_ = cols_;
+    m.width_ = width_;
+    return m;
+  }
   std::size_t rows() const { return cols_ == 0 ? rows_ : bytes_.size() / (cols_ * width_); }
   std::size_t cols() const { return cols_; }
   unsigned width() const { return width_; }

@@ -599,20 +599,26 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       std::vector<std::uint32_t> template_row(d, 0);
       for (auto p : fixed_params) template_row[p] = base.index[p];
       const std::vector<std::uint32_t>* full = comps.size() == 1 ? &template_row : nullptr;
-      if (nthreads <= 1) {
+      if (first.size() <= 1) {
         solutions.push_back(ready.run(first, full));
       } else {
+        // One part per value of the first variable, taken by the threads in turn and concatenated in order.
         std::atomic<std::size_t> next{0};
+        auto worker = [&] {
+          for (std::size_t i; (i = next.fetch_add(1)) < first.size();) parts[i] = ready.run({first[i]}, full);
+        };
         std::vector<std::thread> pool;
-        for (unsigned t = 0; t < nthreads; ++t)
-          pool.emplace_back([&] {
-            for (std::size_t i; (i = next.fetch_add(1)) < first.size();) parts[i] = ready.run({first[i]}, full);
-          });
+        for (unsigned t = 1; t < nthreads; ++t) pool.emplace_back(worker);
+        worker();
         for (auto& th : pool) th.join();
-        IndexMatrix merged = std::move(parts[0]);
-        for (std::size_t i = 1; i < parts.size(); ++i) {
-          merged.append(parts[i]);
-          parts[i] = IndexMatrix();
+        // Exact reservation, each part released once copied: the peak stays near one copy of the result.
+        std::size_t total = 0;
+        for (const auto& part : parts) total += part.rows();
+        IndexMatrix merged = parts[0].same_shape();
+        merged.reserve_rows(total);
+        for (auto& part : parts) {
+          merged.append(part);
+          part = IndexMatrix();
         }
         solutions.push_back(std::move(merged));
       }
