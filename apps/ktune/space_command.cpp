@@ -18,13 +18,7 @@
 #include "ktune/io/json_value.hpp"
 #include "ktune/io/problem_file.hpp"
 #include "ktune/search_space.hpp"
-
-#if __has_include("ktune/solver/brute_force.hpp")
 #include "ktune/solver/brute_force.hpp"
-#define KTUNE_HAVE_BRUTE_FORCE 1
-#else
-#define KTUNE_HAVE_BRUTE_FORCE 0
-#endif
 
 namespace ktune::cli {
 
@@ -204,12 +198,6 @@ int run_space(const SpaceOptions& options) {
       return kExitUsage;
     }
   }
-#if !KTUNE_HAVE_BRUTE_FORCE
-  if (options.verify_brute_force) {
-    error("--verify-brute-force is not available in this build (no ktune/solver/brute_force.hpp)");
-    return kExitUsage;
-  }
-#endif
 
   std::optional<io::ProblemFile> file;
   try {
@@ -263,7 +251,6 @@ int run_space(const SpaceOptions& options) {
   }
 
   std::optional<BruteForceOutcome> brute_force;
-#if KTUNE_HAVE_BRUTE_FORCE
   if (options.verify_brute_force) {
     try {
       const BruteForceCheck check = verify_brute_force(*space, options.brute_force_limit);
@@ -274,7 +261,6 @@ int run_space(const SpaceOptions& options) {
       return kExitUsage;
     }
   }
-#endif
 
   if (options.json) {
     std::cout << summary_json(*file, options, *space, exported, brute_force).dump(2) << "\n";

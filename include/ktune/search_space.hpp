@@ -50,7 +50,10 @@ struct ConstructionReport {
   std::vector<std::string> constraint_kinds; // per entry of `constraints`: "unary", "max-product", "table", ...
   std::vector<std::size_t> order;            // the solver's parameter order = the lexicographic order of configs
   std::size_t independent_groups = 0;
-  std::uint64_t evaluation_errors = 0;       // configurations made invalid by a division by zero or similar
+  // Constraint evaluations that raised (division by zero, ...) and so made configurations invalid. Counted per
+  // evaluation of a constraint on an assignment of its own parameters, not per full configuration: one raising
+  // assignment of (a, b) invalidates every configuration that contains it.
+  std::uint64_t evaluation_errors = 0;
   std::vector<std::string> evaluation_error_messages;  // one example per constraint that raised
 };
 
@@ -292,7 +295,7 @@ void SearchSpace::box_walk(const T* data, std::span<const std::uint32_t> lo_by_p
   const bool simd = sizeof(T) == 1 && d <= 16;
   alignas(16) std::uint8_t lo_bytes[16], hi_bytes[16];
   for (std::size_t p = 0; p < 16; ++p) {
-    lo_bytes[p] = p < d && lo_by_param[p] > 0 ? static_cast<std::uint8_t>(std::min<std::uint32_t>(lo_by_param[p] - 1, 255)) : 0;
+    lo_bytes[p] = p < d ? static_cast<std::uint8_t>(std::min<std::uint32_t>(lo_by_param[p], 255)) : 0;
     hi_bytes[p] = p < d ? static_cast<std::uint8_t>(std::min<std::uint32_t>(hi_by_param[p], 255)) : 255;
   }
   const __m128i vlo = _mm_load_si128(reinterpret_cast<const __m128i*>(lo_bytes));
