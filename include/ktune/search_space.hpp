@@ -25,8 +25,6 @@
 #include "ktune/problem.hpp"
 #include "ktune/rng.hpp"
 
-
-
 namespace ktune {
 
 // A configuration as one value index per parameter, in problem order.
@@ -119,8 +117,8 @@ class SearchSpace {
   //   Adjacent             per parameter i, below_i / above_i = the nearest value index < p_i / > p_i used by any valid
   //                        configuration (unbounded if none); q qualifies if below_i <= q_i <= above_i for every i.
   //   Hamming              q differs from p in exactly one parameter.
-  //   HammingAdjacent      Hamming neighbours q that differ in parameter i, where q_i is the nearest index above or below
-  //                        p_i among the Hamming neighbours differing in i (at most two per parameter).
+  //   HammingAdjacent      Hamming neighbours q that differ in parameter i, where q_i is the nearest index above or
+  //                        below p_i among the Hamming neighbours differing in i (at most two per parameter).
   //   ClosestParamIndices  every q != p minimising sum_i |q_i - p_i|; non-empty whenever some valid q != p exists.
   // A query may hold value indices >= the parameter's value count (even UINT32_MAX): the definitions above are applied
   // as written (such a p_i simply matches no q_i). A query of the wrong length has no neighbours (empty result).
@@ -132,7 +130,8 @@ class SearchSpace {
   // Calls f(index) for every valid configuration c with lo[p] <= c[p] <= hi[p] for all p (box query on the
   // lexicographic order; prunes empty prefixes, never scans all configurations). Indices arrive in ascending order.
   // lo and hi must have num_params() entries (otherwise nothing is reported).
-  template <class F> void for_each_in_box(std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi, F&& f) const;
+  template <class F>
+  void for_each_in_box(std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi, F&& f) const;
 
   // --- continuous view (the epsilon mapping of the constraint-aware paper) ----------------------------------
   // The parameter with the most values spans [0,1] in steps epsilon = 1/(max_values-1); a parameter with m
@@ -164,7 +163,7 @@ class SearchSpace {
   // means identity) without duplicate rows, one column per parameter. Calls finish_indexes() itself: build() only
   // has to call this constructor. Throws std::invalid_argument if the shape or the order does not fit the problem.
   SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport report);
-  void finish_indexes();  // bounds, used values, hash index, value lookups
+  void finish_indexes();  // bounds, used values, hash index, prefix trie, value lookups (O(N d))
   // Rows [begin, end) share their columns lex_order()[0..depth); returns the first row r in [begin, end) with
   // column lex_order()[depth] >= value (end if none). Helper of box queries.
   std::size_t lower_row(std::size_t begin, std::size_t end, std::size_t depth, std::uint32_t value) const;
@@ -193,10 +192,11 @@ class SearchSpace {
   std::uint64_t hash_mask_ = 0;
 
   // The top levels of the lexicographic prefix tree, level by level, as many levels as keep the eager structures
-  // within ~30 bytes per configuration (at least size()/4 nodes): level k holds the distinct prefixes of lex_order()[0..k], in row order. Node j of level k
-  // has value trie_value_[k][j] in column lex_order()[k], rows [trie_rows_[k][j], trie_rows_[k][j+1]) and children
-  // [trie_children_[k][j], trie_children_[k][j+1]) in level k+1. Box and closest queries walk these small arrays
-  // instead of binary-searching the large (cache-missing) row ranges near the root.
+  // within ~30 bytes per configuration (at least size()/4 nodes). Level k holds the distinct prefixes of
+  // lex_order()[0..k], in row order. Node j of level k has value trie_value_[k][j] in column lex_order()[k], rows
+  // [trie_rows_[k][j], trie_rows_[k][j+1]) and children [trie_children_[k][j], trie_children_[k][j+1]) in level k+1.
+  // Box and closest queries walk these small arrays instead of binary-searching the large (cache-missing) row
+  // ranges near the root.
   std::vector<std::vector<std::uint32_t>> trie_value_, trie_rows_, trie_children_;
   std::size_t trie_levels() const { return trie_value_.size(); }
   template <class T, class F>
@@ -312,7 +312,8 @@ void SearchSpace::box_walk(const T* data, std::span<const std::uint32_t> lo_by_p
       const std::size_t simd_end = std::min(e, simd_rows);
       for (; b < simd_end; ++b) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + b * d));
-        const __m128i ok = _mm_and_si128(_mm_cmpeq_epi8(_mm_max_epu8(v, vlo), v), _mm_cmpeq_epi8(_mm_min_epu8(v, vhi), v));
+        const __m128i ok =
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_max_epu8(v, vlo), v), _mm_cmpeq_epi8(_mm_min_epu8(v, vhi), v));
         if (_mm_movemask_epi8(ok) == 0xFFFF) f(b);
       }
     }

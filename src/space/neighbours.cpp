@@ -207,7 +207,8 @@ std::vector<std::size_t> SearchSpace::closest(std::span<const std::uint32_t> con
     if (end - begin <= scan_rows) {
       for (std::size_t r = begin; r < end; ++r) {
         std::uint64_t dist = partial;
-        for (std::size_t k = depth; k < d && dist <= best; ++k) dist += distance(matrix_.get(r, ord[k]), config[ord[k]]);
+        for (std::size_t k = depth; k < d && dist <= best; ++k)
+          dist += distance(matrix_.get(r, ord[k]), config[ord[k]]);
         offer(r, dist);
       }
       return;

@@ -27,8 +27,8 @@ Problem grid_problem(std::size_t d, std::size_t m) {
 
 SearchSpace half_grid() {  // 20 x 20 x 20 with a + b + c even: 4000 configurations
   Problem problem = grid_problem(3, 20);
-  return SearchSpace::from_configs(problem,
-                                   filter_product(problem, [](const Config& c) { return (c[0] + c[1] + c[2]) % 2 == 0; }));
+  const auto even = [](const Config& c) { return (c[0] + c[1] + c[2]) % 2 == 0; };
+  return SearchSpace::from_configs(problem, filter_product(problem, even));
 }
 
 TEST(Sampling, RandomSampleIsUniqueValidAndSeeded) {
@@ -68,7 +68,10 @@ TEST(Sampling, RandomSampleIsUniform) {
       for (std::size_t i : s.random_sample(n, rng)) ++count[i];
     const double expected = static_cast<double>(rounds * n) / static_cast<double>(s.size());  // 50 per index
     double chi2 = 0;
-    for (std::size_t c : count) chi2 += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
+    for (std::size_t c : count) {
+      const double diff = static_cast<double>(c) - expected;
+      chi2 += diff * diff / expected;
+    }
     // 3999 degrees of freedom, scaled by the finite-population factor of sampling without replacement.
     const double mean = 3999.0 * (1.0 - static_cast<double>(n) / static_cast<double>(s.size()));
     EXPECT_LT(chi2, mean + 6 * 90.0) << "n = " << n;
