@@ -70,39 +70,51 @@ long proc_status_kb(const char* key) {
 
 // Peak resident memory of building one space, measured in a child process: the peak (VmHWM) is reset through
 // /proc/self/clear_refs, so it is the high-water mark of this construction above the resident baseline.
-void report_peak_memory() {
-  std::printf("\nPeak memory of construction (child process, peak RSS minus RSS before):\n");
-  for (const char* name : kSpaces) {
-    const auto problem = ktune::io::read_t1_file(space_path(name));
-    int fds[2];
-    if (pipe(fds) != 0) return;
-    const pid_t pid = fork();
-    if (pid == 0) {
-      close(fds[0]);
-      if (FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
-        std::fputs("5", f);
-        std::fclose(f);
-      }
-      const long before = proc_status_kb("VmRSS:");
-      auto space = ktune::SearchSpace::build(problem);
-      const long peak = proc_status_kb("VmHWM:");
-      char buf[128];
-      const int len = std::snprintf(buf, sizeof buf, "%zu %ld %ld", space.size(), before, peak);
-      if (write(fds[1], buf, static_cast<std::size_t>(len)) < 0) _exit(1);
-      _exit(0);
-    }
-    close(fds[1]);
-    char buf[128] = {0};
-    const auto got = read(fds[0], buf, sizeof buf - 1);
+// Peak RSS increase (kB) of building `problem` in a forked child, and the number of configurations.
+std::pair<long, std::size_t> child_peak_kb(const ktune::Problem& problem) {
+  int fds[2];
+  if (pipe(fds) != 0) return {-1, 0};
+  const pid_t pid = fork();
+  if (pid == 0) {
     close(fds[0]);
-    waitpid(pid, nullptr, 0);
-    if (got <= 0) continue;
-    std::size_t size = 0;
-    long before_kb = 0, peak_kb = 0;
-    std::sscanf(buf, "%zu %ld %ld", &size, &before_kb, &peak_kb);
-    const double delta = static_cast<double>(peak_kb - before_kb) * 1024.0;
-    std::printf("  %-14s %9zu configs  peak +%8.2f MiB  = %6.1f bytes/config\n", name, size, delta / 1048576.0,
-                size ? delta / static_cast<double>(size) : 0.0);
+    if (FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+      std::fputs("5", f);
+      std::fclose(f);
+    }
+    const long before = proc_status_kb("VmRSS:");
+    auto space = ktune::SearchSpace::build(problem);
+    const long peak = proc_status_kb("VmHWM:");
+    char buf[128];
+    const int len = std::snprintf(buf, sizeof buf, "%zu %ld", space.size(), peak - before);
+    if (write(fds[1], buf, static_cast<std::size_t>(len)) < 0) _exit(1);
+    _exit(0);
+  }
+  close(fds[1]);
+  char buf[128] = {0};
+  const auto got = read(fds[0], buf, sizeof buf - 1);
+  close(fds[0]);
+  waitpid(pid, nullptr, 0);
+  if (got <= 0) return {-1, 0};
+  std::size_t size = 0;
+  long delta = 0;
+  std::sscanf(buf, "%zu %ld", &size, &delta);
+  return {delta, size};
+}
+
+void report_peak_memory() {
+  // The constant: what building a two-configuration space costs (threads, first-touch of code and heap).
+  const auto [constant_kb, unused] = child_peak_kb(ktune::ProblemBuilder("tiny").parameter("x", {1, 2}).build());
+  (void)unused;
+  std::printf("\nPeak memory of construction (forked child, peak RSS minus RSS before; constant = %.2f MiB, the\n"
+              "peak of building a 2-configuration space):\n", static_cast<double>(constant_kb) / 1024.0);
+  for (const char* name : kSpaces) {
+    const auto [kb, size] = child_peak_kb(ktune::io::read_t1_file(space_path(name)));
+    if (kb < 0) continue;
+    const double bytes = static_cast<double>(kb) * 1024.0;
+    const double above = static_cast<double>(kb - constant_kb) * 1024.0;
+    std::printf("  %-14s %9zu configs  peak +%7.2f MiB = %7.1f B/config; above the constant %5.1f B/config\n", name,
+                size, bytes / 1048576.0, size ? bytes / static_cast<double>(size) : 0.0,
+                size ? above / static_cast<double>(size) : 0.0);
   }
 }
 

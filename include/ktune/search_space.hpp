@@ -164,6 +164,7 @@ class SearchSpace {
   // has to call this constructor. Throws std::invalid_argument if the shape or the order does not fit the problem.
   SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport report);
   void finish_indexes();  // bounds, used values, hash index, prefix trie, value lookups (O(N d))
+  template <class T> void index_rows(const T* data);  // the passes of finish_indexes over the raw matrix
   // Rows [begin, end) share their columns lex_order()[0..depth); returns the first row r in [begin, end) with
   // column lex_order()[depth] >= value (end if none). Helper of box queries.
   std::size_t lower_row(std::size_t begin, std::size_t end, std::size_t depth, std::uint32_t value) const;
@@ -189,7 +190,7 @@ class SearchSpace {
   std::vector<std::uint32_t> lower_, upper_;
   std::vector<std::vector<std::uint32_t>> used_;
   std::vector<std::uint32_t> hash_slots_;  // open addressing: row index + 1, 0 = empty
-  std::uint64_t hash_mask_ = 0;
+  std::uint64_t hash_mask_ = 0;  // the number of slots (not a power of two: see home_slot)
 
   // The top levels of the lexicographic prefix tree, level by level, as many levels as keep the eager structures
   // within ~30 bytes per configuration (at least size()/4 nodes). Level k holds the distinct prefixes of

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "ktune/expr/errors.hpp"
@@ -147,7 +148,9 @@ class ComponentSolver {
   // Enumerates the component's solutions whose first variable takes one of `first_values`, in order.
   // With `full_row` (one value index per parameter of the problem) the rows are written full width: the
   // component's variables over that template, so a problem with a single component needs no combining pass.
-  IndexMatrix run(const std::vector<std::uint32_t>& first_values, const std::vector<std::uint32_t>* full_row = nullptr) const {
+  // `second`, if set, restricts the second variable to that one value (finer parts for the threads).
+  IndexMatrix run(const std::vector<std::uint32_t>& first_values, const std::vector<std::uint32_t>* full_row = nullptr,
+                  std::optional<std::uint32_t> second = std::nullopt) const {
     const std::size_t m = levels_.size();
     std::uint32_t max_index = 0;
     if (full_row) {
@@ -192,6 +195,11 @@ class ComponentSolver {
       }
       ++k;
       compute_candidates(k, a, cand[k]);
+      if (k == 1 && second) {
+        const bool keep = test_bit(cand[1].data(), *second);
+        std::fill(cand[1].begin(), cand[1].end(), 0);
+        if (keep) set_bit(cand[1].data(), *second);
+      }
       pos[k] = 0;
     }
     return out;
@@ -593,19 +601,34 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       ComponentSolver ready(problem, cs, domains, comp, base, log);
       const auto first = ready.first_candidates();
       // Split the first variable's values into chunks solved in parallel, concatenated in order.
-      const unsigned nthreads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(first.size())));
-      std::vector<IndexMatrix> parts(first.size());
+      const unsigned nthreads = std::max(1u, threads);
       // A problem with one component is written full width straight away.
       std::vector<std::uint32_t> template_row(d, 0);
       for (auto p : fixed_params) template_row[p] = base.index[p];
       const std::vector<std::uint32_t>* full = comps.size() == 1 ? &template_row : nullptr;
-      if (first.size() <= 1) {
+      // Parts: one per value of the first variable, or per pair of values of the first two variables when that
+      // gives the threads too few parts to balance. Taken by the threads in turn, concatenated in order.
+      struct PartSpec {
+        std::uint32_t first;
+        std::optional<std::uint32_t> second;
+      };
+      std::vector<PartSpec> specs;
+      if (nthreads > 1 && first.size() < 8 * nthreads && comp.vars.size() > 1) {
+        const std::size_t second_var = ready.order()[1];
+        for (auto v : first)
+          for (std::uint32_t x = 0; x < domains[second_var].size; ++x)
+            if (test_bit(domains[second_var].allowed.data(), x)) specs.push_back({v, x});
+      } else {
+        for (auto v : first) specs.push_back({v, std::nullopt});
+      }
+      if (nthreads <= 1 || specs.size() <= 1) {
         solutions.push_back(ready.run(first, full));
       } else {
-        // One part per value of the first variable, taken by the threads in turn and concatenated in order.
+        std::vector<IndexMatrix> parts(specs.size());
         std::atomic<std::size_t> next{0};
         auto worker = [&] {
-          for (std::size_t i; (i = next.fetch_add(1)) < first.size();) parts[i] = ready.run({first[i]}, full);
+          for (std::size_t i; (i = next.fetch_add(1)) < specs.size();)
+            parts[i] = ready.run({specs[i].first}, full, specs[i].second);
         };
         std::vector<std::thread> pool;
         for (unsigned t = 1; t < nthreads; ++t) pool.emplace_back(worker);

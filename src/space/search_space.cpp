@@ -34,6 +34,14 @@ inline std::uint64_t mix_final(std::uint64_t h) {
 }
 constexpr std::uint64_t kHashSeed = 0x6b74756e65737061ULL;
 
+// Slot of a finalised hash in a table of `slots` entries (any size, not only powers of two: the table can then
+// be sized to a load factor of ~0.6 instead of up to 0.25 after rounding up), and the next slot of a probe.
+inline std::size_t home_slot(std::uint64_t h, std::uint64_t slots) {
+  __extension__ typedef unsigned __int128 u128;
+  return static_cast<std::size_t>((static_cast<u128>(h) * slots) >> 64);
+}
+inline std::size_t next_slot(std::size_t s, std::uint64_t slots) { return s + 1 == slots ? 0 : s + 1; }
+
 constexpr std::size_t no_cap = std::numeric_limits<std::size_t>::max();
 std::atomic<std::size_t> trie_budget_cap{no_cap};
 
@@ -145,14 +153,62 @@ SearchSpace SearchSpace::from_configs(Problem problem, const std::vector<Config>
 }
 
 void SearchSpace::finish_indexes() {
+  switch (matrix_.width()) {  // one dispatch on the element width; raw loads in the passes below
+    case 1: index_rows(reinterpret_cast<const std::uint8_t*>(matrix_.data())); break;
+    case 2: index_rows(reinterpret_cast<const std::uint16_t*>(matrix_.data())); break;
+    default: index_rows(reinterpret_cast<const std::uint32_t*>(matrix_.data())); break;
+  }
+}
+
+template <class T>
+void SearchSpace::index_rows(const T* data) {
   const std::size_t d = num_params();
   const std::size_t n = size();
+  const auto& ord = report_.order;
 
-  // True bounds and used values: one pass over the matrix with a flag per (parameter, value).
+  // One pass: used values (true bounds), the hash index, and the first lexicographic depth at which each row
+  // differs from the previous one (for the prefix index below).
   std::vector<std::vector<char>> present(d);
   for (std::size_t p = 0; p < d; ++p) present[p].assign(param_values(p).size(), 0);
-  for (std::size_t r = 0; r < n; ++r)
-    for (std::size_t p = 0; p < d; ++p) present[p][matrix_.get(r, p)] = 1;
+  hash_slots_.clear();
+  hash_mask_ = 0;  // the number of slots
+  std::vector<std::uint8_t> diff(n, 0);
+  std::vector<std::size_t> starts(d, 0);  // rows with diff == k
+  if (n > 0 && d > 0) {
+    const std::size_t slots = std::max<std::size_t>(n + n / 2 + n / 8, 4);  // load factor ~0.6
+    hash_slots_.assign(slots, 0);
+    hash_mask_ = slots;
+    // Home slots first, then the inserts with the slots a few rows ahead prefetched: the table is larger than
+    // the caches, and overlapping its misses is what makes this pass fast.
+    std::vector<std::uint32_t> home(n);
+    for (std::size_t r = 0; r < n; ++r) {
+      const T* row = data + r * d;
+      std::uint64_t h = kHashSeed;
+      for (std::size_t c = 0; c < d; ++c) {
+        present[c][row[c]] = 1;
+        h = mix_step(h, row[c]);
+      }
+      home[r] = static_cast<std::uint32_t>(home_slot(mix_final(h), slots));
+    }
+    constexpr std::size_t ahead = 16;
+    for (std::size_t r = 0; r < n; ++r) {
+      if (r + ahead < n) __builtin_prefetch(&hash_slots_[home[r + ahead]], 1);
+      std::size_t s = home[r];
+      while (hash_slots_[s] != 0) s = next_slot(s, slots);
+      hash_slots_[s] = static_cast<std::uint32_t>(r + 1);
+    }
+    home = std::vector<std::uint32_t>();
+    for (std::size_t r = 0; r < n; ++r) {
+      const T* row = data + r * d;
+      std::size_t k = 0;
+      if (r > 0) {
+        const T* prev = row - d;
+        while (k < d && row[ord[k]] == prev[ord[k]]) ++k;
+      }
+      diff[r] = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
+      if (k < d) ++starts[k];
+    }
+  }
   lower_.assign(d, 0);
   upper_.assign(d, 0);
   used_.assign(d, {});
@@ -165,44 +221,16 @@ void SearchSpace::finish_indexes() {
     }
   }
 
-  // Hash index: >= 2n slots (power of two) holding row + 1, linear probing.
-  hash_slots_.clear();
-  hash_mask_ = 0;
-  if (n > 0 && d > 0) {
-    const std::size_t slots = std::bit_ceil(std::max<std::size_t>(2 * n, 4));
-    hash_slots_.assign(slots, 0);
-    hash_mask_ = slots - 1;
-    std::vector<std::uint32_t> row(d);
-    for (std::size_t r = 0; r < n; ++r) {
-      matrix_.row(r, row.data());
-      std::uint64_t h = kHashSeed;
-      for (std::size_t c = 0; c < d; ++c) h = mix_step(h, row[c]);
-      std::uint64_t s = mix_final(h) & hash_mask_;
-      while (hash_slots_[s] != 0) s = (s + 1) & hash_mask_;
-      hash_slots_[s] = static_cast<std::uint32_t>(r + 1);
-    }
-  }
-
-  // Prefix trie over the top levels. diff[r] = first lex depth where row r differs from row r-1: row r starts a new
-  // node in every level >= diff[r]. Level k has #{r : diff[r] <= k} nodes; keep levels while the total stays <= n/4.
+  // Prefix trie over the top levels. Row r starts a new node in every level >= diff[r]. Level k has
+  // #{r : diff[r] <= k} nodes.
   trie_value_.clear();
   trie_rows_.clear();
   trie_children_.clear();
   if (n > 0 && d > 0) {
-    const auto& ord = report_.order;
-    std::vector<std::uint8_t> diff(n, 0);
-    std::vector<std::size_t> starts(d, 0);  // rows with diff == k
-    for (std::size_t r = 0; r < n; ++r) {
-      std::size_t k = 0;
-      if (r > 0)
-        while (k < d && matrix_.get(r, ord[k]) == matrix_.get(r - 1, ord[k])) ++k;
-      diff[r] = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
-      if (k < d) ++starts[k];
-    }
-    // Node budget: what keeps the eager structures within ~30 bytes per configuration (12 bytes per node), at
-    // least n/4 nodes.
+    // Node budget: what keeps the eager structures within ~26 bytes per configuration (12 bytes per node), at
+    // least n/4 nodes; construction transients then keep the peak near 32 bytes per configuration.
     const std::size_t base = matrix_.memory_bytes() + hash_slots_.size() * sizeof(std::uint32_t);
-    std::size_t budget = std::max(n / 4, (30 * n > base ? 30 * n - base : 0) / 12);
+    std::size_t budget = std::max(n / 4, (26 * n > base ? 26 * n - base : 0) / 12);
     if (const std::size_t cap = trie_budget_cap.load(); cap != no_cap) budget = std::min(budget, cap);
     std::size_t levels = 0, total = 0, nodes = 0;
     while (levels < std::min<std::size_t>(d, 255)) {
@@ -214,9 +242,15 @@ void SearchSpace::finish_indexes() {
     trie_value_.resize(levels);
     trie_rows_.resize(levels);
     trie_children_.resize(levels > 0 ? levels - 1 : 0);
+    for (std::size_t k = 0, count = 0; k < levels; ++k) {  // exact sizes: no growth transients
+      count += starts[k];
+      trie_value_[k].reserve(count);
+      trie_rows_[k].reserve(count + 1);
+      if (k + 1 < levels) trie_children_[k].reserve(count + 1);
+    }
     for (std::size_t r = 0; r < n; ++r)
       for (std::size_t k = diff[r]; k < levels; ++k) {
-        trie_value_[k].push_back(matrix_.get(r, ord[k]));
+        trie_value_[k].push_back(data[r * d + ord[k]]);
         trie_rows_[k].push_back(static_cast<std::uint32_t>(r));
         if (k + 1 < levels) trie_children_[k].push_back(static_cast<std::uint32_t>(trie_value_[k + 1].size()));
       }
@@ -262,14 +296,14 @@ std::optional<std::size_t> SearchSpace::find_row(const std::uint32_t* config) co
   encode(config, d, width, key);
   std::uint64_t h = kHashSeed;
   for (std::size_t c = 0; c < d; ++c) h = mix_step(h, config[c]);
-  std::uint64_t s = mix_final(h) & hash_mask_;
+  std::uint64_t s = home_slot(mix_final(h), hash_mask_);
   const std::uint8_t* data = matrix_.data();
   for (;;) {
     const std::uint32_t slot = hash_slots_[s];
     if (slot == 0) return std::nullopt;
     const std::size_t r = slot - 1;
     if (std::memcmp(data + r * row_bytes, key, row_bytes) == 0) return r;
-    s = (s + 1) & hash_mask_;
+    s = next_slot(s, hash_mask_);
   }
 }
 
@@ -293,7 +327,7 @@ void SearchSpace::find_variants(const std::uint32_t* config, std::span<const Edi
   for (std::size_t e = 0; e < k; ++e) {
     std::uint64_t h = mix_step(prefix[edits[e].param], edits[e].value);
     for (std::size_t c = edits[e].param + 1; c < d; ++c) h = mix_step(h, config[c]);
-    slot[e] = mix_final(h) & hash_mask_;
+    slot[e] = home_slot(mix_final(h), hash_mask_);
     __builtin_prefetch(&hash_slots_[slot[e]]);
   }
   // Pass 2: first candidate rows, prefetched.
@@ -325,7 +359,7 @@ void SearchSpace::find_variants(const std::uint32_t* config, std::span<const Edi
         rows[e] = r;
         break;
       }
-      s = (s + 1) & hash_mask_;
+      s = next_slot(s, hash_mask_);
       const std::uint32_t v = hash_slots_[s];
       if (v == 0) break;
       r = v - 1;
