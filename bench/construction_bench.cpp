@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -118,6 +119,31 @@ void report_peak_memory() {
   }
 }
 
+// Median and 90th percentile of single uncached neighbour queries on Hotspot (random valid configurations).
+void report_neighbour_medians() {
+  const auto space = ktune::SearchSpace::build(ktune::io::read_t1_file(space_path("hotspot")));
+  ktune::Rng rng(7);
+  const auto queries = space.random_sample(4000, rng);
+  std::printf("\nUncached neighbour queries on hotspot (%zu configs), %zu random valid queries each:\n", space.size(),
+              queries.size());
+  for (auto m : {ktune::NeighbourMethod::Hamming, ktune::NeighbourMethod::Adjacent,
+                 ktune::NeighbourMethod::StrictlyAdjacent, ktune::NeighbourMethod::HammingAdjacent,
+                 ktune::NeighbourMethod::ClosestParamIndices}) {
+    std::vector<double> us;
+    std::size_t found = 0;
+    for (auto q : queries) {
+      const auto config = space.config_at(q);
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto n = space.neighbours_uncached(config, m);
+      us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      found += n.size();
+    }
+    std::sort(us.begin(), us.end());
+    std::printf("  %-22s median %6.2f us  p90 %6.2f us  (%.1f neighbours on average)\n", ktune::to_string(m),
+                us[us.size() / 2], us[us.size() * 9 / 10], static_cast<double>(found) / static_cast<double>(us.size()));
+  }
+}
+
 void report_total_construction() {
   double total = 0;
   std::printf("\nConstruction time per real-world space (best of 5, threads=2):\n");
@@ -161,5 +187,6 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   report_total_construction();
+  report_neighbour_medians();
   return 0;
 }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/io/json_value.hpp"
 #include "ktune/search_space.hpp"
 
 namespace ktune {
@@ -22,22 +23,6 @@ void write_field(std::ostream& out, const std::string& s) {
     out << c;
   }
   out << '"';
-}
-
-nlohmann::json value_to_json(const Value& v) {
-  switch (v.type()) {
-    case ValueType::None: return nullptr;
-    case ValueType::Bool: return v.as_bool();
-    case ValueType::Int: return v.as_int();
-    case ValueType::Float: return v.as_float();
-    case ValueType::String: return v.as_string();
-    case ValueType::List: {
-      nlohmann::json a = nlohmann::json::array();
-      for (const Value& e : v.as_list()) a.push_back(value_to_json(e));
-      return a;
-    }
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -70,7 +55,7 @@ nlohmann::json SearchSpace::to_json() const {
   for (std::size_t p = 0; p < d; ++p) {
     nlohmann::json values = nlohmann::json::array();
     for (const Value& v : param_values(p)) {
-      typed[p].push_back(value_to_json(v));
+      typed[p].push_back(io::value_to_json(v));
       values.push_back(typed[p].back());
     }
     params.push_back({{"name", param_name(p)}, {"values", std::move(values)}});
