@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <exception>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -626,14 +627,24 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       } else {
         std::vector<IndexMatrix> parts(specs.size());
         std::atomic<std::size_t> next{0};
+        // An exception in a worker (e.g. out of memory) is carried to this thread and rethrown after the join.
+        std::exception_ptr failure;
+        std::mutex failure_mutex;
         auto worker = [&] {
-          for (std::size_t i; (i = next.fetch_add(1)) < specs.size();)
-            parts[i] = ready.run({specs[i].first}, full, specs[i].second);
+          try {
+            for (std::size_t i; (i = next.fetch_add(1)) < specs.size();)
+              parts[i] = ready.run({specs[i].first}, full, specs[i].second);
+          } catch (...) {
+            std::lock_guard lock(failure_mutex);
+            if (!failure) failure = std::current_exception();
+            next = specs.size();
+          }
         };
         std::vector<std::thread> pool;
         for (unsigned t = 1; t < nthreads; ++t) pool.emplace_back(worker);
         worker();
         for (auto& th : pool) th.join();
+        if (failure) std::rethrow_exception(failure);
         // Exact reservation, each part released once copied: the peak stays near one copy of the result.
         std::size_t total = 0;
         for (const auto& part : parts) total += part.rows();
