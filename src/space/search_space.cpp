@@ -13,6 +13,8 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <exception>
+#include <thread>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -166,48 +168,56 @@ void SearchSpace::index_rows(const T* data) {
   const std::size_t n = size();
   const auto& ord = report_.order;
 
-  // One pass: used values (true bounds), the hash index, and the first lexicographic depth at which each row
-  // differs from the previous one (for the prefix index below).
+  // The hash index is built on a second thread (large spaces) while this one computes the used values (true
+  // bounds), the first lexicographic depth at which each row differs from the previous one, and the prefix index.
+  // One thread inserts in row order, so the table is the same whatever the threading.
+  const std::size_t slots = (n > 0 && d > 0) ? std::max<std::size_t>(n + n / 2 + n / 8, 4) : 0;  // load ~0.6
+  hash_slots_.clear();
+  hash_mask_ = slots;  // the number of slots
+  std::exception_ptr hash_failure;
+  auto build_hash = [this, data, n, d, slots, &hash_failure] {
+    try {
+      hash_slots_.assign(slots, 0);
+      // Home slots first, then the inserts with the slots a few rows ahead prefetched: the table is larger than
+      // the caches, and overlapping its misses is what makes this pass fast.
+      std::vector<std::uint32_t> home(n);
+      for (std::size_t r = 0; r < n; ++r) {
+        const T* row = data + r * d;
+        std::uint64_t h = kHashSeed;
+        for (std::size_t c = 0; c < d; ++c) h = mix_step(h, row[c]);
+        home[r] = static_cast<std::uint32_t>(home_slot(mix_final(h), slots));
+      }
+      constexpr std::size_t ahead = 16;
+      for (std::size_t r = 0; r < n; ++r) {
+        if (r + ahead < n) __builtin_prefetch(&hash_slots_[home[r + ahead]], 1);
+        std::size_t s = home[r];
+        while (hash_slots_[s] != 0) s = next_slot(s, slots);
+        hash_slots_[s] = static_cast<std::uint32_t>(r + 1);
+      }
+    } catch (...) {
+      hash_failure = std::current_exception();
+    }
+  };
+  std::jthread hasher;  // joins when it goes out of scope, also on an exception below
+  if (slots > 0) {
+    if (n >= (std::size_t{1} << 16)) hasher = std::jthread(build_hash);
+    else build_hash();
+  }
+
   std::vector<std::vector<char>> present(d);
   for (std::size_t p = 0; p < d; ++p) present[p].assign(param_values(p).size(), 0);
-  hash_slots_.clear();
-  hash_mask_ = 0;  // the number of slots
   std::vector<std::uint8_t> diff(n, 0);
   std::vector<std::size_t> starts(d, 0);  // rows with diff == k
-  if (n > 0 && d > 0) {
-    const std::size_t slots = std::max<std::size_t>(n + n / 2 + n / 8, 4);  // load factor ~0.6
-    hash_slots_.assign(slots, 0);
-    hash_mask_ = slots;
-    // Home slots first, then the inserts with the slots a few rows ahead prefetched: the table is larger than
-    // the caches, and overlapping its misses is what makes this pass fast.
-    std::vector<std::uint32_t> home(n);
-    for (std::size_t r = 0; r < n; ++r) {
-      const T* row = data + r * d;
-      std::uint64_t h = kHashSeed;
-      for (std::size_t c = 0; c < d; ++c) {
-        present[c][row[c]] = 1;
-        h = mix_step(h, row[c]);
-      }
-      home[r] = static_cast<std::uint32_t>(home_slot(mix_final(h), slots));
+  for (std::size_t r = 0; r < n; ++r) {
+    const T* row = data + r * d;
+    for (std::size_t c = 0; c < d; ++c) present[c][row[c]] = 1;
+    std::size_t k = 0;
+    if (r > 0) {
+      const T* prev = row - d;
+      while (k < d && row[ord[k]] == prev[ord[k]]) ++k;
     }
-    constexpr std::size_t ahead = 16;
-    for (std::size_t r = 0; r < n; ++r) {
-      if (r + ahead < n) __builtin_prefetch(&hash_slots_[home[r + ahead]], 1);
-      std::size_t s = home[r];
-      while (hash_slots_[s] != 0) s = next_slot(s, slots);
-      hash_slots_[s] = static_cast<std::uint32_t>(r + 1);
-    }
-    home = std::vector<std::uint32_t>();
-    for (std::size_t r = 0; r < n; ++r) {
-      const T* row = data + r * d;
-      std::size_t k = 0;
-      if (r > 0) {
-        const T* prev = row - d;
-        while (k < d && row[ord[k]] == prev[ord[k]]) ++k;
-      }
-      diff[r] = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
-      if (k < d) ++starts[k];
-    }
+    diff[r] = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
+    if (k < d) ++starts[k];
   }
   lower_.assign(d, 0);
   upper_.assign(d, 0);
@@ -229,7 +239,7 @@ void SearchSpace::index_rows(const T* data) {
   if (n > 0 && d > 0) {
     // Node budget: what keeps the eager structures within ~26 bytes per configuration (12 bytes per node), at
     // least n/4 nodes; construction transients then keep the peak near 32 bytes per configuration.
-    const std::size_t base = matrix_.memory_bytes() + hash_slots_.size() * sizeof(std::uint32_t);
+    const std::size_t base = matrix_.memory_bytes() + slots * sizeof(std::uint32_t);
     std::size_t budget = std::max(n / 4, (26 * n > base ? 26 * n - base : 0) / 12);
     if (const std::size_t cap = trie_budget_cap.load(); cap != no_cap) budget = std::min(budget, cap);
     std::size_t levels = 0, total = 0, nodes = 0;
@@ -275,6 +285,8 @@ void SearchSpace::index_rows(const T* data) {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     value_lookup_.push_back(std::move(lookup));
   }
+  if (hasher.joinable()) hasher.join();
+  if (hash_failure) std::rethrow_exception(hash_failure);
 }
 
 void SearchSpace::set_trie_budget_for_testing(std::optional<std::size_t> nodes) {
