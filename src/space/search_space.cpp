@@ -237,10 +237,10 @@ void SearchSpace::index_rows(const T* data) {
   trie_rows_.clear();
   trie_children_.clear();
   if (n > 0 && d > 0) {
-    // Node budget: what keeps the eager structures within ~26 bytes per configuration (12 bytes per node), at
+    // Node budget: what keeps the eager structures within ~24 bytes per configuration (12 bytes per node), at
     // least n/4 nodes; construction transients then keep the peak near 32 bytes per configuration.
     const std::size_t base = matrix_.memory_bytes() + slots * sizeof(std::uint32_t);
-    std::size_t budget = std::max(n / 4, (26 * n > base ? 26 * n - base : 0) / 12);
+    std::size_t budget = std::max(n / 4, (24 * n > base ? 24 * n - base : 0) / 12);
     if (const std::size_t cap = trie_budget_cap.load(); cap != no_cap) budget = std::min(budget, cap);
     std::size_t levels = 0, total = 0, nodes = 0;
     while (levels < std::min<std::size_t>(d, 255)) {
