@@ -100,12 +100,11 @@ void fold(Node& n) {
   for (auto& c : n.children) fold(*c);
 }
 
-NodePtr make_compare(const Node& left, CompareOp op, const Node& right, const Node& whole) {
+NodePtr make_compare(const Node& left, CompareOp op, const Node& right) {
   auto n = std::make_unique<Node>();
   n->kind = NodeKind::Compare;
   n->begin = left.begin;
   n->end = right.end;
-  (void)whole;
   n->compare_ops.push_back(op);
   n->children.push_back(left.clone());
   n->children.push_back(right.clone());
@@ -120,7 +119,7 @@ void split(NodePtr node, std::vector<NodePtr>& out) {
   }
   if (node->kind == NodeKind::Compare && node->compare_ops.size() > 1) {
     for (std::size_t i = 0; i < node->compare_ops.size(); ++i)
-      out.push_back(make_compare(*node->children[i], node->compare_ops[i], *node->children[i + 1], *node));
+      out.push_back(make_compare(*node->children[i], node->compare_ops[i], *node->children[i + 1]));
     return;
   }
   if (node->kind == NodeKind::Unary && node->unary_op == UnaryOp::Not) {

@@ -148,15 +148,12 @@ class NumericCompiler {
         push(code, ops[static_cast<int>(cop)]);
       }
       saw_comparison_with_var = true;
-      if (i + 1 < links) {
-        if (interval) {
-          // combined after the next link with And
-        } else {
-          patches.push_back(code.size());
-          push(code, Op::JumpIfFalsyKeep);
-        }
+      if (interval) {
+        if (i > 0) push(code, Op::And);  // eager: each link after the first is and-ed with the previous ones
+      } else if (i + 1 < links) {
+        patches.push_back(code.size());
+        push(code, Op::JumpIfFalsyKeep);
       }
-      if (interval && i > 0) push(code, Op::And);
     }
     for (auto p : patches) code[p].arg = static_cast<std::uint32_t>(code.size());
     return true;
@@ -271,13 +268,9 @@ bool NumericProgram::evaluate(const double* vars, double& result, const char*& e
     switch (in.op) {
       case Op::Const: st[sp++] = in.value; break;
       case Op::Var: st[sp++] = vars[in.arg]; break;
-      case Op::Neg: case Op::Pos: case Op::Not: case Op::Abs: case Op::Float: case Op::Int: case Op::Round: {
-        if (in.op == Op::Abs || in.op == Op::Float || in.op == Op::Int || in.op == Op::Round) {
-          // calls carry argc == 1
-        }
+      case Op::Neg: case Op::Pos: case Op::Not: case Op::Abs: case Op::Float: case Op::Int: case Op::Round:
         if (!unary_call_point(in.op, st[sp - 1], st[sp - 1], error)) return false;
         break;
-      }
       case Op::Min: case Op::Max: {
         const std::size_t argc = in.arg;
         double best = st[sp - argc];
@@ -308,7 +301,6 @@ bool NumericProgram::evaluate(const double* vars, double& result, const char*& e
         if (st[sp] == 0.0) pc = in.arg - 1;
         break;
       case Op::Jump: pc = in.arg - 1; break;
-      case Op::Pop: --sp; break;
       default: {
         const double b = st[--sp];
         if (!binary_point(in.op, st[sp - 1], b, st[sp - 1], error)) return false;

@@ -51,7 +51,7 @@ class NumericProgram {
     Eq, Ne, Lt, Le, Gt, Ge, InList, NotInList,
     Min, Max, Abs, Int, Float, Round,
     // Point code only: short-circuit control flow.
-    JumpIfFalsyKeep, JumpIfTruthyKeep, JumpIfFalsyPop, Jump, Pop,
+    JumpIfFalsyKeep, JumpIfTruthyKeep, JumpIfFalsyPop, Jump,
     // Interval code only: eager forms of and / or / if-else (operands evaluated, errors become unknown).
     And, Or, IfElse,
   };
