@@ -178,6 +178,20 @@ class ComponentSolver {
     pos[0] = 0;
     while (true) {
       const Level& L = levels_[k];
+      if (k + 1 == m && L.evals.empty()) {
+        // Last level with nothing left to check per value: every remaining candidate is a solution.
+        for (std::size_t w = pos[k] >> 6; w < L.words; ++w) {
+          std::uint64_t bits = cand[k][w];
+          if (w == (pos[k] >> 6)) bits &= ~std::uint64_t{0} << (pos[k] & 63);
+          for (; bits; bits &= bits - 1) {
+            row[column[k]] = static_cast<std::uint32_t>((w << 6) + static_cast<std::size_t>(std::countr_zero(bits)));
+            out.push_row(row.data());
+          }
+        }
+        if (k == 0) break;
+        --k;
+        continue;
+      }
       // Next candidate bit at or after pos[k].
       std::size_t x = next_bit(cand[k], pos[k], domains_[L.var].size);
       if (x == npos) {
