@@ -134,7 +134,7 @@ struct Level {
 };
 
 struct Component {
-  std::vector<std::size_t> vars;         // in solving order
+  std::vector<std::size_t> vars;         // in declaration order; ComponentSolver chooses the solving order
   std::vector<std::size_t> constraints;  // indices into the prepared constraints
 };
 
@@ -405,7 +405,9 @@ class ComponentSolver {
           for (auto p : cs_[e.constraint].params) needs_value_.push_back(p);
   }
 
-  void add_check(Level& L, std::size_t ci, bool full, const std::vector<std::size_t>& others, Assignment& a) {
+  // Adds the check of constraint ci at level L (full: all its parameters bound there; else a bounds check),
+  // as a table when that is cheap. `ev` is a scratch assignment for building the table.
+  void add_check(Level& L, std::size_t ci, bool full, const std::vector<std::size_t>& others, Assignment& ev) {
     const PreparedConstraint& c = cs_[ci];
     std::uint64_t evals = domains_[L.var].count(), rows = 1;
     for (auto o : others) {
@@ -429,7 +431,6 @@ class ComponentSolver {
     std::vector<std::vector<std::uint32_t>> lists;
     for (auto o : others) lists.push_back(domains_[o].allowed_list());
     const auto var_values = domains_[L.var].allowed_list();
-    Assignment& ev = a;
     for (auto p : c.params) ev.needs_value[p] = 1;
     std::vector<std::size_t> digit(others.size(), 0);
     const Interval saved = ev.box[L.var];
@@ -456,11 +457,10 @@ class ComponentSolver {
           useless = true;
           break;
         }
-      } else {
+      } else {  // a full check of a generic (Value-based) constraint
         for (auto x : var_values) {
           ev.set(L.var, x, domains_[L.var]);
-          const bool ok = full ? holds(c, ci, ev, log_) : c.numeric->may_hold(ev.box.data());
-          if (ok) set_bit(row, x);
+          if (holds(c, ci, ev, log_)) set_bit(row, x);
         }
       }
       std::size_t i = others.size();
