@@ -25,6 +25,13 @@ std::size_t words_for(std::size_t n) { return (n + 63) / 64; }
 bool test_bit(const std::uint64_t* w, std::size_t i) { return (w[i >> 6] >> (i & 63)) & 1u; }
 void set_bit(std::uint64_t* w, std::size_t i) { w[i >> 6] |= std::uint64_t{1} << (i & 63); }
 void clear_bit(std::uint64_t* w, std::size_t i) { w[i >> 6] &= ~(std::uint64_t{1} << (i & 63)); }
+// Replaces `out` by the indices of the set bits of words[0..n), ascending.
+void set_bit_indices(const std::uint64_t* words, std::size_t n, std::vector<std::uint32_t>& out) {
+  out.clear();
+  for (std::size_t w = 0; w < n; ++w)
+    for (std::uint64_t bits = words[w]; bits; bits &= bits - 1)
+      out.push_back(static_cast<std::uint32_t>((w << 6) + static_cast<std::size_t>(std::countr_zero(bits))));
+}
 
 // Evaluation errors (division by zero, ...) make a configuration invalid; they are counted per constraint.
 class ErrorLog {
@@ -63,8 +70,7 @@ struct Domain {
   }
   std::vector<std::uint32_t> allowed_list() const {
     std::vector<std::uint32_t> out;
-    for (std::size_t i = 0; i < size; ++i)
-      if (test_bit(allowed.data(), i)) out.push_back(static_cast<std::uint32_t>(i));
+    set_bit_indices(allowed.data(), allowed.size(), out);
     return out;
   }
   Interval range() const {
@@ -225,8 +231,7 @@ class ComponentSolver {
     std::vector<std::uint64_t> c(levels_[0].words);
     compute_candidates(0, a, c);
     std::vector<std::uint32_t> out;
-    for (std::size_t i = 0; i < domains_[levels_[0].var].size; ++i)
-      if (test_bit(c.data(), i)) out.push_back(static_cast<std::uint32_t>(i));
+    set_bit_indices(c.data(), c.size(), out);
     return out;
   }
 
@@ -256,31 +261,13 @@ class ComponentSolver {
     }
     if (L.batch.empty()) return;
     // Remaining candidates, then every batched constraint filters them (all lanes in one pass).
-    std::uint32_t list[64 * 16];
-    std::vector<std::uint32_t> heap;
-    std::uint32_t* cand = list;
-    if (L.words > 16) {
-      heap.resize(L.words * 64);
-      cand = heap.data();
-    }
-    std::size_t n = 0;
-    for (std::size_t w = 0; w < L.words; ++w)
-      for (std::uint64_t bits = out[w]; bits; bits &= bits - 1)
-        cand[n++] = static_cast<std::uint32_t>((w << 6) + static_cast<std::size_t>(std::countr_zero(bits)));
-    if (n == 0) return;
-    std::fill(out.begin(), out.end(), 0);
-    std::vector<std::uint32_t> cur(cand, cand + n);
-    for (std::size_t i = 0; i < L.batch.size(); ++i) {
-      const std::size_t ci = L.batch[i];
+    std::vector<std::uint32_t> cur;
+    set_bit_indices(out.data(), L.words, cur);
+    for (const std::size_t ci : L.batch) {
+      if (cur.empty()) return;
       std::fill(out.begin(), out.end(), 0);
       batch_filter(cs_[ci], ci, L.var, cur, a, out.data());
-      if (i + 1 < L.batch.size()) {
-        cur.clear();
-        for (std::size_t w = 0; w < L.words; ++w)
-          for (std::uint64_t bits = out[w]; bits; bits &= bits - 1)
-            cur.push_back(static_cast<std::uint32_t>((w << 6) + static_cast<std::size_t>(std::countr_zero(bits))));
-        if (cur.empty()) return;
-      }
+      set_bit_indices(out.data(), L.words, cur);
     }
   }
 

@@ -58,6 +58,20 @@ void encode(const std::uint32_t* config, std::size_t d, unsigned width, std::uin
   }
 }
 
+// A configuration encoded by encode(), on the stack for the usual row sizes.
+class EncodedKey {
+ public:
+  EncodedKey(const std::uint32_t* config, std::size_t d, unsigned width) {
+    if (d * width > sizeof small_) large_.resize(d * width);
+    encode(config, d, width, data());
+  }
+  std::uint8_t* data() { return large_.empty() ? small_ : large_.data(); }
+
+ private:
+  std::uint8_t small_[256];
+  std::vector<std::uint8_t> large_;
+};
+
 }  // namespace
 
 // Per parameter: numeric values sorted by their double value (Python equality across bool/int/float implies equal
@@ -298,14 +312,8 @@ std::optional<std::size_t> SearchSpace::find_row(const std::uint32_t* config) co
   if (hash_slots_.empty()) return std::nullopt;
   const unsigned width = matrix_.width();
   const std::size_t row_bytes = d * width;
-  std::uint8_t small[256];
-  std::vector<std::uint8_t> large;
-  std::uint8_t* key = small;
-  if (row_bytes > sizeof small) {
-    large.resize(row_bytes);
-    key = large.data();
-  }
-  encode(config, d, width, key);
+  EncodedKey encoded(config, d, width);
+  std::uint8_t* key = encoded.data();
   std::uint64_t h = kHashSeed;
   for (std::size_t c = 0; c < d; ++c) h = mix_step(h, config[c]);
   std::uint64_t s = home_slot(mix_final(h), hash_mask_);
@@ -349,14 +357,8 @@ void SearchSpace::find_variants(const std::uint32_t* config, std::span<const Edi
     if (v != 0) __builtin_prefetch(data + rows[e] * row_bytes);
   }
   // Pass 3: compare, continuing the linear probe on a mismatch.
-  std::uint8_t small[256];
-  std::vector<std::uint8_t> large;
-  std::uint8_t* key = small;
-  if (row_bytes > sizeof small) {
-    large.resize(row_bytes);
-    key = large.data();
-  }
-  encode(config, d, width, key);
+  EncodedKey encoded(config, d, width);
+  std::uint8_t* key = encoded.data();
   for (std::size_t e = 0; e < k; ++e) {
     if (rows[e] == none) continue;
     const std::size_t p = edits[e].param;
