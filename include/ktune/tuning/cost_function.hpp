@@ -1,0 +1,117 @@
+#pragma once
+// What a strategy sees of the evaluation: configuration index in, cost out. It remembers every result (a revisit is
+// answered from memory, free and not counted), charges the tuning clock, keeps the trace and enforces the budget.
+//
+// When the budget has ended, every further call throws BudgetExhausted, so any strategy stops at once; the tuning
+// loop catches it. Strategies must not swallow it (a catch (...) must rethrow).
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ktune/tuning/budget.hpp"
+#include "ktune/tuning/evaluator.hpp"
+#include "ktune/tuning/trace.hpp"
+
+namespace ktune {
+
+class SearchSpace;
+class CostFunction;
+
+class BudgetExhausted : public std::exception {
+ public:
+  const char* what() const noexcept override { return "tuning budget exhausted"; }
+};
+
+enum class StopReason {
+  strategy_finished,  // the strategy returned by itself
+  space_exhausted,    // every configuration has been evaluated
+  max_evaluations,    // max_evaluations or max_fraction reached
+  time_limit,
+  target_reached,
+};
+const char* to_string(StopReason reason);  // "strategy finished", "space exhausted", ...
+
+// Told of every new trace entry (progress lines, cache files written as results arrive).
+class TuningListener {
+ public:
+  virtual ~TuningListener() = default;
+  virtual void on_evaluation(const CostFunction& cost, std::size_t position) = 0;
+};
+
+struct CostFunctionOptions {
+  Budget budget;
+  // Add the strategy's measured own time to the tuning clock (Kernel Tuner does). Off by default in simulation so
+  // that runs are exactly reproducible.
+  bool charge_strategy_time = false;
+  std::vector<TuningListener*> listeners;
+};
+
+class CostFunction {
+ public:
+  // `space` and `evaluator` must outlive the cost function. Throws std::invalid_argument for an invalid budget.
+  CostFunction(const SearchSpace& space, Evaluator& evaluator, CostFunctionOptions options);
+  ~CostFunction();
+
+  const SearchSpace& space() const { return space_; }
+  const std::vector<Objective>& objectives() const { return trace_.objectives(); }
+
+  // The scalar cost of configuration `index` (minimised): the first objective, negated when higher is better;
+  // +inf when the configuration failed.
+  double operator()(std::size_t index) { return trace_.cost(position(index)); }
+  // Costs of a batch, evaluated in order (a parallel evaluator may run them together). If the budget ends within
+  // the batch, the evaluated prefix is recorded and BudgetExhausted is thrown.
+  void operator()(std::span<const std::size_t> indices, std::span<double> costs);
+  // Every objective of `index` as a cost (negated when higher is better, +inf when failed): for multi-objective
+  // strategies. Valid until the next call.
+  std::span<const double> costs(std::size_t index);
+
+  // Whether `index` has a result already (a call for it would be free).
+  bool known(std::size_t index) const { return memo_lookup(index) != npos; }
+  // The position in the trace of a known configuration.
+  std::optional<std::size_t> trace_position(std::size_t index) const;
+
+  std::uint64_t evaluations() const { return evaluations_; }  // unique, excluding resumed entries
+  double clock_ms() const { return clock_ms_; }
+  // How much of the budget is used, in [0, 1]: the largest of the evaluation and time fractions.
+  double budget_spent_fraction() const;
+  bool exhausted() const { return stop_.has_value(); }
+  std::optional<StopReason> stop_reason() const { return stop_; }
+  const Trace& trace() const { return trace_; }
+  Trace take_trace() { return std::move(trace_); }
+  Evaluator& evaluator() const { return evaluator_; }
+
+  // Seeds a result from an earlier run (a resumed cache): known, free, not counted, not charged.
+  void add_resumed(std::size_t index, Status status, std::span<const double> values);
+
+ private:
+  static constexpr std::uint32_t npos = 0xffffffffu;
+  std::size_t position(std::size_t index);  // trace position of index, evaluating it if new
+  std::size_t evaluate_new(std::size_t index);
+  std::uint32_t memo_lookup(std::size_t index) const;
+  void memo_store(std::size_t index, std::uint32_t position);
+  void check_budget_after(std::size_t position);
+  void check_time();
+
+  const SearchSpace& space_;
+  Evaluator& evaluator_;
+  CostFunctionOptions options_;
+  Trace trace_;
+  std::uint64_t evaluation_limit_;
+  std::uint64_t evaluations_ = 0;
+  double clock_ms_ = 0;
+  std::optional<StopReason> stop_;
+  // Memo: dense for spaces up to 2^24 configurations, hashed above.
+  std::vector<std::uint32_t> dense_memo_;
+  std::unordered_map<std::uint32_t, std::uint32_t> sparse_memo_;
+  std::vector<double> costs_buffer_;
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start_, last_return_;
+};
+
+}  // namespace ktune

@@ -1,0 +1,41 @@
+#pragma once
+// A search strategy: sees only the search space, the cost function and a seeded random generator.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ktune/tuning/hyperparameters.hpp"
+
+namespace ktune {
+
+class SearchSpace;
+class CostFunction;
+class Rng;
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // Searches until done. The cost function throws BudgetExhausted when the budget ends: let it pass.
+  // All randomness comes from `rng`, so a seed reproduces the run.
+  virtual void run(const SearchSpace& space, CostFunction& cost, Rng& rng) = 0;
+};
+
+// A registered strategy: its name, what it does, its hyperparameters and how to make one.
+struct StrategyInfo {
+  std::string name;
+  std::string description;  // one line
+  std::vector<HyperparameterSpec> hyperparameters;
+  std::function<std::unique_ptr<Strategy>(const Hyperparameters&)> make;
+};
+
+// Every strategy, in the order `ktune strategies` lists them.
+const std::vector<StrategyInfo>& strategy_registry();
+// nullptr if there is none of that name.
+const StrategyInfo* find_strategy(std::string_view name);
+// Makes strategy `name` with the given hyperparameters (the rest default). Throws HyperparameterError for an
+// unknown strategy (listing the known ones) or a bad hyperparameter (listing the valid ones).
+std::unique_ptr<Strategy> make_strategy(std::string_view name,
+                                        const std::vector<std::pair<std::string, Value>>& hyperparameters = {});
+
+}  // namespace ktune

@@ -1,0 +1,149 @@
+#include "ktune/tuning/cost_function.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "ktune/search_space.hpp"
+
+namespace ktune {
+namespace {
+
+constexpr std::size_t kDenseMemoLimit = std::size_t{1} << 24;
+
+double to_ms(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+}  // namespace
+
+const char* to_string(StopReason reason) {
+  switch (reason) {
+    case StopReason::strategy_finished: return "strategy finished";
+    case StopReason::space_exhausted: return "space exhausted";
+    case StopReason::max_evaluations: return "max evaluations";
+    case StopReason::time_limit: return "time limit";
+    case StopReason::target_reached: return "target reached";
+  }
+  return "?";
+}
+
+CostFunction::CostFunction(const SearchSpace& space, Evaluator& evaluator, CostFunctionOptions options)
+    : space_(space), evaluator_(evaluator), options_(std::move(options)), trace_(evaluator.objectives()) {
+  options_.budget.validate();
+  if (evaluator_.objectives().empty()) throw std::invalid_argument("the evaluator has no objective");
+  evaluation_limit_ = options_.budget.evaluation_limit(space_.size());
+  if (space_.size() <= kDenseMemoLimit) dense_memo_.assign(space_.size(), npos);
+  trace_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(evaluation_limit_, 1u << 20)));
+  if (space_.size() == 0) stop_ = StopReason::space_exhausted;
+  start_ = last_return_ = Clock::now();
+}
+
+CostFunction::~CostFunction() = default;
+
+std::uint32_t CostFunction::memo_lookup(std::size_t index) const {
+  if (!dense_memo_.empty()) return dense_memo_[index];
+  const auto it = sparse_memo_.find(static_cast<std::uint32_t>(index));
+  return it == sparse_memo_.end() ? npos : it->second;
+}
+
+void CostFunction::memo_store(std::size_t index, std::uint32_t position) {
+  if (!dense_memo_.empty()) {
+    dense_memo_[index] = position;
+  } else {
+    sparse_memo_[static_cast<std::uint32_t>(index)] = position;
+  }
+}
+
+std::optional<std::size_t> CostFunction::trace_position(std::size_t index) const {
+  const auto p = memo_lookup(index);
+  if (p == npos) return std::nullopt;
+  return p;
+}
+
+std::size_t CostFunction::position(std::size_t index) {
+  if (stop_) throw BudgetExhausted();
+  if (index >= space_.size()) throw std::out_of_range("configuration index out of range");
+  const std::uint32_t known = memo_lookup(index);
+  if (known != npos) return known;
+  return evaluate_new(index);
+}
+
+std::size_t CostFunction::evaluate_new(std::size_t index) {
+  const auto asked = Clock::now();
+  const double strategy_ms = to_ms(asked - last_return_);
+  const bool simulated = evaluator_.simulated();
+  if (!simulated) {
+    // Live, the clock is the wall clock: time passes in the strategy too, so check before starting a measurement.
+    clock_ms_ = to_ms(asked - start_);
+    check_time();
+    if (stop_) throw BudgetExhausted();
+  }
+  const EvaluationOutcome outcome = evaluator_.evaluate(index);
+  double charged = outcome.charged_ms;
+  if (options_.charge_strategy_time) charged += strategy_ms;
+  clock_ms_ = simulated ? clock_ms_ + charged : to_ms(Clock::now() - start_);
+  ++evaluations_;
+  const std::size_t position =
+      trace_.append(TraceEntry{static_cast<std::uint32_t>(index), outcome.status, false, charged, clock_ms_, strategy_ms},
+                    outcome.objectives);
+  memo_store(index, static_cast<std::uint32_t>(position));
+  check_budget_after(position);
+  for (TuningListener* listener : options_.listeners) listener->on_evaluation(*this, position);
+  last_return_ = Clock::now();
+  return position;
+}
+
+void CostFunction::check_time() {
+  if (options_.budget.time_limit_seconds && clock_ms_ >= *options_.budget.time_limit_seconds * 1000.0)
+    stop_ = StopReason::time_limit;
+}
+
+void CostFunction::check_budget_after(std::size_t position) {
+  if (options_.budget.target && trace_.best() == position &&
+      trace_.cost(position) <= objective_cost(trace_.objectives().front(), *options_.budget.target)) {
+    stop_ = StopReason::target_reached;
+    return;
+  }
+  if (evaluations_ >= evaluation_limit_) {
+    stop_ = trace_.size() >= space_.size() ? StopReason::space_exhausted : StopReason::max_evaluations;
+    return;
+  }
+  check_time();
+  if (!stop_ && trace_.size() >= space_.size()) stop_ = StopReason::space_exhausted;
+}
+
+void CostFunction::operator()(std::span<const std::size_t> indices, std::span<double> costs) {
+  if (costs.size() < indices.size()) throw std::invalid_argument("cost batch: fewer outputs than configurations");
+  for (std::size_t i = 0; i < indices.size(); ++i) costs[i] = (*this)(indices[i]);
+}
+
+std::span<const double> CostFunction::costs(std::size_t index) {
+  const std::size_t p = position(index);
+  const auto values = trace_.values(p);
+  const auto& objectives = trace_.objectives();
+  costs_buffer_.resize(values.size());
+  for (std::size_t j = 0; j < values.size(); ++j)
+    costs_buffer_[j] = trace_[p].status == Status::ok ? objective_cost(objectives[j], values[j])
+                                                      : std::numeric_limits<double>::infinity();
+  return costs_buffer_;
+}
+
+double CostFunction::budget_spent_fraction() const {
+  if (stop_) return 1.0;
+  double fraction = evaluation_limit_ == 0 ? 1.0 : static_cast<double>(evaluations_) / static_cast<double>(evaluation_limit_);
+  if (options_.budget.time_limit_seconds) {
+    const double clock = evaluator_.simulated() ? clock_ms_ : to_ms(Clock::now() - start_);
+    fraction = std::max(fraction, clock / (*options_.budget.time_limit_seconds * 1000.0));
+  }
+  return std::min(fraction, 1.0);
+}
+
+void CostFunction::add_resumed(std::size_t index, Status status, std::span<const double> values) {
+  if (index >= space_.size()) throw std::out_of_range("configuration index out of range");
+  if (memo_lookup(index) != npos) return;
+  const std::size_t position =
+      trace_.append(TraceEntry{static_cast<std::uint32_t>(index), status, true, 0.0, clock_ms_, 0.0}, values);
+  memo_store(index, static_cast<std::uint32_t>(position));
+  if (trace_.size() >= space_.size()) stop_ = StopReason::space_exhausted;
+}
+
+}  // namespace ktune

@@ -1,0 +1,35 @@
+#include "ktune/tuning/evaluation_record.hpp"
+
+#include <numeric>
+
+namespace ktune {
+
+const Measurement* EvaluationRecord::find(std::string_view name) const {
+  for (const auto& m : measurements)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::optional<double> EvaluationRecord::objective(std::string_view name) const {
+  if (status != Status::ok) return std::nullopt;
+  if (const Measurement* m = find(name)) {
+    if (!m->value.is_numeric()) return std::nullopt;
+    const double v = m->value.to_double();
+    // 1e20 is the value Kernel Tuner writes for failed configurations in some objective fields.
+    if (!std::isfinite(v) || v == 1e20) return std::nullopt;
+    return v;
+  }
+  if (name == "time" && !runtimes_ms.empty())
+    return std::accumulate(runtimes_ms.begin(), runtimes_ms.end(), 0.0) / static_cast<double>(runtimes_ms.size());
+  return std::nullopt;
+}
+
+double EvaluationRecord::charged_ms() const {
+  double runtime = 0;
+  for (double r : runtimes_ms)
+    if (r >= 0) runtime += r;  // the methodology skips invalid samples (NaN, negative)
+  auto valid = [](double v) { return v >= 0 ? v : 0.0; };  // NaN >= 0 is false
+  return valid(compile_ms) + runtime + valid(framework_ms) + valid(verification_ms);
+}
+
+}  // namespace ktune

@@ -1,0 +1,129 @@
+#include "ktune/tuning/simulation_evaluator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ktune/search_space.hpp"
+
+namespace ktune {
+namespace {
+
+std::vector<std::string> names_of(const Problem& problem) {
+  std::vector<std::string> names;
+  for (const auto& p : problem.parameters) names.push_back(p.name);
+  return names;
+}
+
+}  // namespace
+
+SimulationEvaluator::SimulationEvaluator(const SearchSpace& space, std::shared_ptr<const io::ResultsFile> results,
+                                         std::vector<Objective> objectives)
+    : space_(space), results_(std::move(results)), objectives_(std::move(objectives)) {
+  if (objectives_.empty()) throw SimulationError("no objective given");
+  const Problem& problem = space_.problem();
+  const Problem& recorded = results_->problem;
+
+  // Parameters are matched by name; the file may list them in another order.
+  const auto ours = names_of(problem), theirs = names_of(recorded);
+  const std::set<std::string> our_set(ours.begin(), ours.end()), their_set(theirs.begin(), theirs.end());
+  if (our_set != their_set) {
+    std::vector<std::string> missing, extra;
+    for (const auto& n : ours)
+      if (!their_set.count(n)) missing.push_back(n);
+    for (const auto& n : theirs)
+      if (!our_set.count(n)) extra.push_back(n);
+    throw SimulationError(fmt::format(
+        "the recorded parameters ({}) do not match the problem's ({}){}{}", fmt::join(theirs, ", "),
+        fmt::join(ours, ", "), missing.empty() ? "" : fmt::format("; not recorded: {}", fmt::join(missing, ", ")),
+        extra.empty() ? "" : fmt::format("; not in the problem: {}", fmt::join(extra, ", "))));
+  }
+  for (const auto& name : ours) param_of_column_.push_back(*recorded.parameter_index(name));
+
+  const auto& records = results_->records;
+  const std::size_t k = objectives_.size();
+  row_of_.assign(space_.size(), kAbsent);
+  status_.resize(records.size());
+  values_.resize(records.size() * k);
+  charged_.resize(records.size());
+  missing_values_.assign(k, std::nan(""));
+  std::vector<std::size_t> found(k, 0);
+
+  std::vector<Value> values(ours.size());
+  for (std::size_t row = 0; row < records.size(); ++row) {
+    const EvaluationRecord& r = records[row];
+    status_[row] = r.status;
+    charged_[row] = r.charged_ms();
+    for (std::size_t j = 0; j < k; ++j) {
+      const auto v = r.objective(objectives_[j].name);
+      values_[row * k + j] = v ? *v : std::nan("");
+      if (v) ++found[j];
+    }
+    for (std::size_t p = 0; p < values.size(); ++p) values[p] = r.config[param_of_column_[p]];
+    const auto config = space_.config_of(values);
+    const auto index = config ? space_.index_of(*config) : std::nullopt;
+    if (!index) {
+      ++outside_;
+      continue;
+    }
+    if (row_of_[*index] == kAbsent) ++recorded_;
+    row_of_[*index] = static_cast<std::uint32_t>(row);
+  }
+
+  if (recorded_ == 0)
+    throw SimulationError(fmt::format("none of the {} recorded configurations is a configuration of the problem "
+                                      "(the parameter values differ)",
+                                      records.size()));
+  for (std::size_t j = 0; j < k; ++j) {
+    if (found[j] > 0) continue;
+    std::set<std::string> available;
+    for (const auto& r : records)
+      if (r.status == Status::ok)
+        for (const auto& m : r.measurements)
+          if (m.value.is_numeric()) available.insert(m.name);
+    if (std::any_of(records.begin(), records.end(), [](const auto& r) { return !r.runtimes_ms.empty(); }))
+      available.insert("time");
+    throw SimulationError(fmt::format("objective '{}' is not recorded for any successful configuration; recorded: {}",
+                                      objectives_[j].name, fmt::join(available, ", ")));
+  }
+}
+
+SearchSpace space_from_results(const io::ResultsFile& results) {
+  const Problem& problem = results.problem;
+  std::vector<Config> configs;
+  configs.reserve(results.records.size());
+  for (const auto& r : results.records) {
+    if (r.status == Status::invalid) continue;
+    Config config(problem.parameters.size());
+    for (std::size_t p = 0; p < config.size(); ++p) {
+      const auto& values = problem.parameters[p].values;
+      const auto it = std::find_if(values.begin(), values.end(), [&](const Value& v) { return same_value(v, r.config[p]); });
+      if (it == values.end()) throw SimulationError(fmt::format("recorded value {} of parameter '{}' is not one of its values",
+                                                                r.config[p].repr(), problem.parameters[p].name));
+      config[p] = static_cast<std::uint32_t>(it - values.begin());
+    }
+    configs.push_back(std::move(config));
+  }
+  return SearchSpace::from_configs(problem, configs);
+}
+
+EvaluationRecord SimulationEvaluator::record(std::size_t index) const {
+  const std::uint32_t row = row_of_[index];
+  if (row == kAbsent) {
+    EvaluationRecord r;
+    r.config = space_.values_at(index);
+    r.status = Status::invalid;
+    r.message = "not in the simulated results";
+    return r;
+  }
+  EvaluationRecord r = results_->records[row];
+  std::vector<Value> config(param_of_column_.size());
+  for (std::size_t p = 0; p < config.size(); ++p) config[p] = r.config[param_of_column_[p]];
+  r.config = std::move(config);
+  return r;
+}
+
+}  // namespace ktune

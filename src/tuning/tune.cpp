@@ -1,0 +1,28 @@
+#include "ktune/tuning/tune.hpp"
+
+#include <chrono>
+
+#include "ktune/rng.hpp"
+#include "ktune/search_space.hpp"
+
+namespace ktune {
+
+TuningResult tune(const SearchSpace& space, Evaluator& evaluator, Strategy& strategy, const TuningOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  CostFunction cost(space, evaluator, {options.budget, options.charge_strategy_time, options.listeners});
+  for (const auto& r : options.resumed) cost.add_resumed(r.index, r.status, r.values);
+  Rng rng(options.seed);
+  try {
+    if (!cost.exhausted()) strategy.run(space, cost, rng);
+  } catch (const BudgetExhausted&) {
+    // The budget ended: the run is complete.
+  }
+  TuningResult result{cost.take_trace()};
+  result.evaluations = cost.evaluations();
+  result.clock_ms = cost.clock_ms();
+  result.stop_reason = cost.stop_reason().value_or(StopReason::strategy_finished);
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace ktune
