@@ -13,9 +13,12 @@ build: setup
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKTUNE_WERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-# A real job on a real problem. Until the tuning core exists this constructs and summarises the Hotspot search space.
+# A real tuning job, simulated until live tuning exists: random search on the dedispersion kernel, replaying the
+# measurements of every configuration on an A100 (a brute-forced Kernel Tuner cache).
 run: build
-	./$(BUILD)/ktune space $(SHARED)/data/searchspaces/realworld/hotspot.json
+	./$(BUILD)/ktune tune $(SHARED)/data/benchmark_hub/t1/dedispersion_milo.json \
+	  --simulate $(SHARED)/data/benchmark_hub/cachefiles/dedispersion_milo/A100.json.gz \
+	  --strategy random_sample --max-fevals 200 --seed 1
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

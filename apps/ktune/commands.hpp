@@ -18,5 +18,7 @@ struct Command {
   std::function<int()> run;
 };
 Command add_space_command(CLI::App& app);
+Command add_tune_command(CLI::App& app);
+Command add_strategies_command(CLI::App& app);
 
 }  // namespace ktune::cli

@@ -1,6 +1,8 @@
 // ktune: the command line. Parses arguments, dispatches to one verb, maps failures to exit codes
 // (0 ok, 1 input error, 2 usage error, 3 failed verification) and never lets an exception escape.
+#include <algorithm>
 #include <exception>
+#include <iterator>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -17,10 +19,11 @@ int main(int argc, char** argv) {
     CLI::App app{"ktune: a fast auto-tuner for GPU and CPU kernels (Kernel Tuner compatible)", "ktune"};
     app.set_version_flag("--version", std::string("ktune ") + KTUNE_VERSION_STRING);
     app.require_subcommand(1);
-    const Command space = add_space_command(app);
+    const Command commands[] = {add_space_command(app), add_tune_command(app), add_strategies_command(app)};
     // CLI11 would report an unknown verb as "A subcommand is required"; name it instead.
-    if (argc > 1 && argv[1][0] != '-' && !space.app->check_name(argv[1])) {
-      std::cerr << "ktune: error: unknown command '" << argv[1] << "' (commands: space; see ktune --help)\n";
+    if (argc > 1 && argv[1][0] != '-' &&
+        std::none_of(std::begin(commands), std::end(commands), [&](const Command& c) { return c.app->check_name(argv[1]); })) {
+      std::cerr << "ktune: error: unknown command '" << argv[1] << "' (commands: space, tune, strategies; see ktune --help)\n";
       return kExitUsage;
     }
     try {
@@ -35,7 +38,8 @@ int main(int argc, char** argv) {
       app.exit(e);  // prints the message and a pointer to --help
       return kExitUsage;
     }
-    if (space.app->parsed()) return space.run();
+    for (const Command& c : commands)
+      if (c.app->parsed()) return c.run();
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "ktune: error: " << e.what() << "\n";

@@ -2,7 +2,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -12,6 +14,25 @@
 #include "ktune/io/input_error.hpp"
 
 namespace ktune::io {
+
+namespace {
+
+std::size_t expected_text_size(const std::string& path, std::size_t file_size) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return file_size;
+  unsigned char head[2] = {0, 0}, tail[4] = {0, 0, 0, 0};
+  std::size_t expected = file_size;
+  if (std::fread(head, 1, 2, f) == 2 && head[0] == 0x1f && head[1] == 0x8b && file_size >= 18 &&
+      std::fseek(f, -4, SEEK_END) == 0 && std::fread(tail, 1, 4, f) == 4) {
+    const std::size_t isize = tail[0] | (tail[1] << 8) | (tail[2] << 16) | (std::size_t{tail[3]} << 24);
+    // Beyond ~1000:1 the trailer is corrupt (or the file is over 4 GiB): just grow.
+    expected = isize <= file_size * 1032 ? isize : file_size;
+  }
+  std::fclose(f);
+  return expected;
+}
+
+}  // namespace
 
 std::string read_file_text(const std::string& path) {
   std::error_code ec;
@@ -27,10 +48,15 @@ std::string read_file_text(const std::string& path) {
   std::unique_ptr<gzFile_s, int (*)(gzFile)> file(raw, gzclose);
   gzbuffer(raw, 1 << 17);
 
-  std::string text;
-  char buffer[1 << 16];
+  // Read straight into the result, sized from the file: its length, or for gzip the uncompressed length modulo
+  // 2^32 that the format stores in its last four bytes (a hint only: the loop grows the buffer as needed).
+  std::size_t used = 0;
+  std::string text(expected_text_size(path, static_cast<std::size_t>(std::filesystem::file_size(path, ec))) + 1, '\0');
+  constexpr std::size_t kChunk = 1 << 16;
   for (;;) {
-    const int n = gzread(raw, buffer, sizeof buffer);
+    if (text.size() - used < kChunk) text.resize(std::max(text.size() * 2, used + kChunk));
+    const auto want = static_cast<unsigned>(std::min<std::size_t>(text.size() - used, std::size_t{1} << 30));
+    const int n = gzread(raw, text.data() + used, want);
     if (n < 0) {
       int code = 0;
       const char* message = gzerror(raw, &code);
@@ -38,8 +64,9 @@ std::string read_file_text(const std::string& path) {
       throw InputError(path, "", fmt::format("cannot read file: {}", message));
     }
     if (n == 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
+    used += static_cast<std::size_t>(n);
   }
+  text.resize(used);
   // A truncated gzip stream ends without an error from gzread on some zlib versions; gzerror tells.
   int code = 0;
   const char* message = gzerror(raw, &code);

@@ -14,55 +14,21 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "run_ktune.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
+using ktune::testing::contains;
+using ktune::testing::quoted;
+using ktune::testing::read_text;
+using Result = ktune::testing::KtuneRun;
 
-fs::path temp_dir() {
-  static const fs::path dir = [] {
-    auto d = fs::temp_directory_path() / ("ktune_test_cli_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  static const struct Cleanup {
-    ~Cleanup() { std::error_code ec; fs::remove_all(dir, ec); }
-  } cleanup;
-  return dir;
-}
-
+fs::path temp_dir() { return ktune::testing::cli_temp_dir(); }
 std::string write_temp(const std::string& name, const std::string& content) {
-  const fs::path path = temp_dir() / name;
-  std::ofstream(path, std::ios::binary) << content;
-  return path.string();
+  return ktune::testing::cli_write_temp(name, content);
 }
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct Result {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-// Runs `ktune <args>` (args already shell-quoted where needed).
-Result ktune(const std::string& args) {
-  const std::string out = (temp_dir() / "stdout.txt").string(), err = (temp_dir() / "stderr.txt").string();
-  const std::string command = "'" + std::string(KTUNE_BINARY) + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int status = std::system(command.c_str());
-  Result run;
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  run.out = read_text(out);
-  run.err = read_text(err);
-  return run;
-}
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
-
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+Result ktune(const std::string& args) { return ktune::testing::run_ktune(args); }
 
 // The tiny problem: 4 * 2 * 3 = 24 combinations, one condition, block-size parameters.
 const char* kTinyT1 = R"json({"General": {"BenchmarkName": "tiny", "OutputFormat": "JSON"},

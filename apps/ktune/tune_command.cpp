@@ -1,0 +1,398 @@
+// `ktune tune [PROBLEM] --simulate RESULTS`: runs a strategy on a search space and reports the best configuration.
+// Simulation replays a brute-forced Kernel Tuner cache or T4 file; live tuning comes with the backends.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "ktune/expr/errors.hpp"
+#include "ktune/io/input_error.hpp"
+#include "ktune/io/json_value.hpp"
+#include "ktune/io/problem_file.hpp"
+#include "ktune/io/results_file.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/simulation_evaluator.hpp"
+#include "ktune/tuning/tune.hpp"
+
+#ifndef KTUNE_VERSION_STRING
+#define KTUNE_VERSION_STRING "0.1.0"
+#endif
+
+namespace ktune::cli {
+namespace {
+
+struct TuneOptions {
+  std::string problem_path;
+  std::string simulate_path;
+  std::string strategy = "brute_force";
+  std::vector<std::string> settings;  // key=value
+  std::optional<std::uint64_t> max_fevals;
+  std::optional<double> time_limit, fraction, target;
+  std::uint64_t seed = 0;
+  std::vector<std::string> objectives;
+  bool maximize = false, minimize = false;
+  bool charge_strategy_time = false;
+  std::string output_path, cache_path, csv_path;
+  bool json = false, quiet = false, trace = false;
+};
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// "\r 1,234 evaluations  best time 1.2345  clock 12.3 s" on stderr, at most four times a second.
+class ProgressLine final : public TuningListener {
+ public:
+  void on_evaluation(const CostFunction& cost, std::size_t) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    print(cost.trace(), cost.evaluations(), cost.clock_ms());
+  }
+  void finish(const Trace& trace, std::uint64_t evaluations, double clock_ms) {
+    print(trace, evaluations, clock_ms);
+    std::fputc('\n', stderr);
+  }
+
+ private:
+  void print(const Trace& trace, std::uint64_t evaluations, double clock_ms) {
+    const auto best = trace.best();
+    const std::string best_text =
+        best ? fmt::format("best {} {:.6g}", trace.objectives().front().name, trace.values(*best).front()) : "no valid result yet";
+    std::fprintf(stderr, "\r%s", fmt::format("  {:>9} evaluations  {}  clock {:.1f} s   ", evaluations, best_text,
+                                             clock_ms / 1000.0)
+                                     .c_str());
+    std::fflush(stderr);
+  }
+  std::chrono::steady_clock::time_point last_{};
+};
+
+// Appends every new result to a Kernel Tuner cache file as it arrives.
+class CacheAppender final : public TuningListener {
+ public:
+  explicit CacheAppender(io::KernelTunerCacheWriter& writer) : writer_(writer) {}
+  void on_evaluation(const CostFunction& cost, std::size_t position) override {
+    if (failed_) return;
+    const TraceEntry& e = cost.trace()[position];
+    EvaluationRecord r = cost.evaluator().record(e.index);
+    r.clock_ms = e.clock_ms;
+    r.strategy_ms = e.strategy_ms;
+    try {
+      writer_.append(r);
+    } catch (const std::exception& error) {
+      // Losing the cache must not lose the run: say so once and tune on.
+      failed_ = true;
+      std::cerr << "ktune tune: warning: stopped writing " << writer_.path() << ": " << error.what() << "\n";
+    }
+  }
+
+ private:
+  io::KernelTunerCacheWriter& writer_;
+  bool failed_ = false;
+};
+
+std::vector<std::pair<std::string, Value>> parse_settings(const TuneOptions& o) {
+  const StrategyInfo* info = find_strategy(o.strategy);
+  if (!info) make_strategy(o.strategy);  // throws the error that lists the known strategies
+  std::vector<std::pair<std::string, Value>> settings;
+  for (const auto& s : o.settings) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError(fmt::format("--set '{}': expected name=value", s));
+    const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
+    const auto spec = std::find_if(info->hyperparameters.begin(), info->hyperparameters.end(),
+                                   [&](const auto& h) { return h.name == name; });
+    if (spec == info->hyperparameters.end()) {
+      make_strategy(o.strategy, {{name, Value(text)}});  // throws: unknown hyperparameter, with the valid list
+    } else {
+      settings.emplace_back(name, parse_hyperparameter_text(info->name, *spec, text));
+    }
+  }
+  return settings;
+}
+
+nlohmann::json configuration_json(const Problem& problem, const std::vector<Value>& values) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t p = 0; p < problem.parameters.size(); ++p) j[problem.parameters[p].name] = io::value_to_json(values[p]);
+  return j;
+}
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+int run_tune(const TuneOptions& o) {
+  const auto fail = [](const std::string& message, int code) {
+    std::cerr << "ktune tune: error: " << message << "\n";
+    return code;
+  };
+  if (o.simulate_path.empty())
+    return fail("live tuning is not available yet: give --simulate RESULTS (a Kernel Tuner cache or T4 file)",
+                kExitUsage);
+  if (o.maximize && o.minimize) return fail("--maximize and --minimize exclude each other", kExitUsage);
+
+  std::vector<std::pair<std::string, Value>> settings;
+  std::unique_ptr<Strategy> strategy;
+  Budget budget;
+  std::vector<Objective> objectives;
+  try {
+    settings = parse_settings(o);
+    strategy = make_strategy(o.strategy, settings);
+    budget.max_evaluations = o.max_fevals;
+    budget.max_fraction = o.fraction;
+    budget.time_limit_seconds = o.time_limit;
+    budget.target = o.target;
+    budget.validate();
+  } catch (const std::exception& e) {
+    return fail(e.what(), kExitUsage);
+  }
+
+  std::optional<Problem> problem;
+  std::shared_ptr<io::ResultsFile> results;
+  try {
+    if (!o.problem_path.empty()) problem = io::read_problem_file(o.problem_path).problem;
+    results = std::make_shared<io::ResultsFile>(io::read_results_file(o.simulate_path));
+  } catch (const io::InputError& e) {
+    return fail(e.what(), kExitInputError);
+  } catch (const ProblemError& e) {
+    return fail(fmt::format("{}: {}", o.problem_path, e.what()), kExitInputError);
+  }
+  if (results->truncated && !o.quiet)
+    std::cerr << "ktune tune: warning: " << o.simulate_path << " was cut short (an interrupted run?); read "
+              << results->records.size() << " complete records\n";
+
+  // Objectives: as given, else the file's, else time.
+  std::vector<std::string> names = o.objectives;
+  if (names.empty()) names = results->objectives;
+  if (names.empty()) names = {"time"};
+  try {
+    std::vector<bool> direction;
+    if (o.maximize) direction = {true};
+    if (o.minimize) direction = {false};
+    objectives = make_objectives(names, direction);
+  } catch (const std::exception& e) {
+    return fail(e.what(), kExitUsage);
+  }
+
+  std::optional<SearchSpace> space;
+  std::unique_ptr<SimulationEvaluator> evaluator;
+  try {
+    space.emplace(problem ? SearchSpace::build(*problem) : space_from_results(*results));
+    evaluator = std::make_unique<SimulationEvaluator>(*space, results, objectives);
+  } catch (const SimulationError& e) {
+    return fail(fmt::format("{}: {}", o.simulate_path, e.what()), kExitInputError);
+  } catch (const ProblemError& e) {
+    return fail(fmt::format("{}: {}", o.problem_path.empty() ? o.simulate_path : o.problem_path, e.what()),
+                kExitInputError);
+  } catch (const expr::ExpressionError& e) {
+    return fail(fmt::format("{}: {}", o.problem_path, e.what()), kExitInputError);
+  }
+
+  TuningOptions options;
+  options.budget = budget;
+  options.seed = o.seed;
+  options.charge_strategy_time = o.charge_strategy_time;
+
+  // A cache file: resumed if it exists, appended to as results arrive.
+  std::unique_ptr<io::KernelTunerCacheWriter> cache;
+  std::unique_ptr<CacheAppender> appender;
+  std::unordered_map<std::size_t, EvaluationRecord> resumed_records;
+  if (!o.cache_path.empty()) {
+    try {
+      io::CacheHeader header{evaluator->device_name(), evaluator->kernel_name(), results->problem_size,
+                             space->problem(), names};
+      if (header.kernel_name.empty()) header.kernel_name = space->problem().name;
+      cache = std::make_unique<io::KernelTunerCacheWriter>(o.cache_path, header);
+    } catch (const io::InputError& e) {
+      return fail(e.what(), kExitInputError);
+    }
+    for (const auto& r : cache->existing()) {
+      const auto config = space->config_of(r.config);
+      const auto index = config ? space->index_of(*config) : std::nullopt;
+      if (!index) continue;
+      ResumedResult resumed{*index, r.status, {}};
+      for (const auto& obj : objectives) resumed.values.push_back(r.objective(obj.name).value_or(std::nan("")));
+      options.resumed.push_back(std::move(resumed));
+      resumed_records[*index] = r;
+    }
+    appender = std::make_unique<CacheAppender>(*cache);
+    options.listeners.push_back(appender.get());
+  }
+  ProgressLine progress;
+  const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
+  if (show_progress) options.listeners.push_back(&progress);
+
+  TuningResult result = tune(*space, *evaluator, *strategy, options);
+  if (show_progress) progress.finish(result.trace, result.evaluations, result.clock_ms);
+  if (cache) cache->close();
+
+  const Trace& trace = result.trace;
+  auto record_at = [&](std::size_t position) {
+    const TraceEntry& e = trace[position];
+    EvaluationRecord r = e.resumed ? resumed_records.at(e.index) : evaluator->record(e.index);
+    if (!e.resumed) {
+      r.clock_ms = e.clock_ms;
+      r.strategy_ms = e.strategy_ms;
+    }
+    return r;
+  };
+  nlohmann::json metadata{{"tool", "ktune"},
+                          {"version", KTUNE_VERSION_STRING},
+                          {"strategy", o.strategy},
+                          {"seed", o.seed},
+                          {"simulation", true},
+                          {"results_file", o.simulate_path},
+                          {"device_name", evaluator->device_name()},
+                          {"kernel_name", evaluator->kernel_name()}};
+  if (!o.output_path.empty() || !o.csv_path.empty()) {
+    std::vector<EvaluationRecord> records;
+    records.reserve(trace.size());
+    for (std::size_t i = 0; i < trace.size(); ++i) records.push_back(record_at(i));
+    const auto write = [&](const std::string& path, auto&& writer) {
+      std::ofstream out(path, std::ios::binary);
+      if (!out) throw io::InputError(path, "", "cannot open for writing");
+      writer(out);
+      out.flush();
+      if (!out) throw io::InputError(path, "", "write failed");
+    };
+    try {
+      if (!o.output_path.empty())
+        write(o.output_path, [&](std::ostream& out) {
+          io::write_t4_results(out, space->problem(), records, names, metadata);
+        });
+      if (!o.csv_path.empty())
+        write(o.csv_path, [&](std::ostream& out) { io::write_results_csv(out, space->problem(), records, names); });
+    } catch (const io::InputError& e) {
+      return fail(e.what(), kExitInputError);
+    }
+  }
+
+  std::size_t failures = 0;
+  for (const auto& e : trace.entries()) failures += e.status != Status::ok;
+  const auto best = trace.best();
+  nlohmann::json out;
+  if (best) {
+    const TraceEntry& e = trace[*best];
+    nlohmann::json values = nlohmann::json::object();
+    for (std::size_t j = 0; j < objectives.size(); ++j) values[objectives[j].name] = number_or_null(trace.values(*best)[j]);
+    out["best"] = {{"configuration", configuration_json(space->problem(), space->values_at(e.index))},
+                   {"objective", objectives.front().name},
+                   {"value", number_or_null(trace.values(*best).front())},
+                   {"objectives", values},
+                   {"evaluation", *best + 1},
+                   {"clock_seconds", e.clock_ms / 1000.0}};
+  } else {
+    out["best"] = nullptr;
+  }
+  out["evaluations"] = result.evaluations;
+  out["clock_seconds"] = result.clock_seconds();
+  out["stop_reason"] = to_string(result.stop_reason);
+  out["failures"] = failures;
+  out["resumed"] = options.resumed.size();
+  out["space_size"] = space->size();
+  out["strategy"] = o.strategy;
+  nlohmann::json hyper = nlohmann::json::object();
+  const auto resolved = Hyperparameters::resolve(o.strategy, find_strategy(o.strategy)->hyperparameters, settings);
+  for (const auto& [name, value] : resolved.values()) hyper[name] = io::value_to_json(value);
+  out["hyperparameters"] = hyper;
+  out["seed"] = o.seed;
+  nlohmann::json objs = nlohmann::json::array();
+  for (const auto& obj : objectives) objs.push_back({{"name", obj.name}, {"higher_is_better", obj.higher_is_better}});
+  out["objectives"] = objs;
+  out["wall_seconds"] = result.wall_seconds;
+  out["simulation"] = {{"file", o.simulate_path},
+                       {"format", io::to_string(results->format)},
+                       {"device_name", results->device_name},
+                       {"records", results->records.size()},
+                       {"configurations_recorded", evaluator->configurations_recorded()},
+                       {"records_outside_space", evaluator->records_outside_space()},
+                       {"truncated", results->truncated}};
+  if (o.trace) {
+    nlohmann::json t = nlohmann::json::array();
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+      const TraceEntry& e = trace[i];
+      nlohmann::json v = nlohmann::json::array();
+      for (double x : trace.values(i)) v.push_back(number_or_null(x));
+      t.push_back({{"index", e.index}, {"status", std::string(to_string(e.status))}, {"values", v},
+                   {"clock_seconds", e.clock_ms / 1000.0}, {"resumed", e.resumed}});
+    }
+    out["trace"] = std::move(t);
+  }
+
+  if (o.json) {
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("{} on {} ({} configurations{}), simulated from {}\n", o.strategy,
+                           space->problem().name, space->size(),
+                           results->device_name.empty() ? "" : ", " + results->device_name, o.simulate_path);
+  std::cout << fmt::format("{} evaluations ({} failed), tuning clock {:.1f} s, stopped: {}\n", result.evaluations,
+                           failures, result.clock_seconds(), to_string(result.stop_reason));
+  if (best) {
+    const TraceEntry& e = trace[*best];
+    const auto values = space->values_at(e.index);
+    std::string config;
+    for (std::size_t p = 0; p < values.size(); ++p)
+      config += fmt::format("{}{}={}", p ? " " : "", space->param_name(p), values[p].repr());
+    // Kernel Tuner records times in milliseconds.
+    const std::string unit = objectives.front().name == "time" ? " ms" : "";
+    std::cout << fmt::format("best {} = {:.6g}{} (evaluation {}, at {:.1f} s)\n  {}\n", objectives.front().name,
+                             trace.values(*best).front(), unit, *best + 1, e.clock_ms / 1000.0, config);
+  } else {
+    std::cout << "no configuration succeeded\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_tune_command(CLI::App& app) {
+  auto o = std::make_shared<TuneOptions>();
+  CLI::App* sub = app.add_subcommand("tune", "Tune a problem (simulated from a brute-forced results file)");
+  sub->add_option("problem", o->problem_path,
+                  "Problem file (T1, ktune JSON or Kernel Tuner cache); when simulating it may be left out and the "
+                  "space is the recorded configurations");
+  sub->add_option("--simulate", o->simulate_path, "Replay this Kernel Tuner cache or T4 file (.json or .json.gz)");
+  sub->add_option("--strategy", o->strategy, "Search strategy (see ktune strategies)")->capture_default_str();
+  sub->add_option("--set", o->settings, "Strategy hyperparameter name=value (repeatable)");
+  sub->add_option("--max-fevals", o->max_fevals, "Stop after this many unique evaluations");
+  sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds on the tuning clock");
+  sub->add_option("--fraction", o->fraction, "Stop after this fraction of the search space");
+  sub->add_option("--target", o->target, "Stop once the objective reaches this value");
+  sub->add_option("--seed", o->seed, "Seed of every random choice")->capture_default_str();
+  sub->add_option("--objective", o->objectives, "Objective measurement (default: the file's, else time)");
+  sub->add_flag("--maximize", o->maximize, "Maximise the objective (default: inferred from its name)");
+  sub->add_flag("--minimize", o->minimize, "Minimise the objective");
+  sub->add_flag("--charge-strategy-time", o->charge_strategy_time,
+                "Charge the strategy's own time to the simulated clock (as Kernel Tuner does)");
+  sub->add_option("--output", o->output_path, "Write the results as a T4 file");
+  sub->add_option("--cache", o->cache_path, "Kernel Tuner cache file: resumed if present, appended per result");
+  sub->add_option("--csv", o->csv_path, "Write the results as CSV");
+  sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
+  sub->add_flag("--trace", o->trace, "Include every evaluation in the JSON output");
+  sub->add_flag("--quiet", o->quiet, "No progress line or warnings");
+  return {sub, [o] {
+            try {
+              return run_tune(*o);
+            } catch (const UsageError& e) {
+              std::cerr << "ktune tune: error: " << e.what() << "\n";
+              return kExitUsage;
+            } catch (const HyperparameterError& e) {
+              std::cerr << "ktune tune: error: " << e.what() << "\n";
+              return kExitUsage;
+            }
+          }};
+}
+
+}  // namespace ktune::cli
