@@ -1,0 +1,21 @@
+#pragma once
+// Weighted isotonic regression as scikit-learn's IsotonicRegression fits and predicts it (out_of_bounds='clip'):
+// points sorted by (x, y), equal x merged into their weighted mean, pool-adjacent-violators, clipped to
+// [y_min, y_max], predicted by linear interpolation between the fitted points and constant beyond them.
+#include <span>
+#include <vector>
+
+namespace ktune::methodology {
+
+class IsotonicFit {
+ public:
+  // Points with weight 0 are ignored; at least one must have a positive weight.
+  IsotonicFit(std::span<const double> x, std::span<const double> y, std::span<const double> weights, bool increasing,
+              double y_min, double y_max);
+  double operator()(double at) const;
+
+ private:
+  std::vector<double> x_, y_;
+};
+
+}  // namespace ktune::methodology
