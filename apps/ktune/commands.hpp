@@ -20,5 +20,6 @@ struct Command {
 Command add_space_command(CLI::App& app);
 Command add_tune_command(CLI::App& app);
 Command add_strategies_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 
 }  // namespace ktune::cli

@@ -48,11 +48,6 @@ struct TuneOptions {
   bool json = false, quiet = false, trace = false;
 };
 
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // "\r 1,234 evaluations  best time 1.2345  clock 12.3 s" on stderr, at most four times a second.
 class ProgressLine final : public TuningListener {
  public:
@@ -104,26 +99,6 @@ class CacheAppender final : public TuningListener {
   bool failed_ = false;
 };
 
-std::vector<std::pair<std::string, Value>> parse_settings(const TuneOptions& o) {
-  const StrategyInfo* info = find_strategy(o.strategy);
-  if (!info) make_strategy(o.strategy);  // throws the error that lists the known strategies
-  std::vector<std::pair<std::string, Value>> settings;
-  for (const auto& s : o.settings) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw UsageError(fmt::format("--set '{}': expected name=value", s));
-    const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
-    const auto spec = std::find_if(info->hyperparameters.begin(), info->hyperparameters.end(),
-                                   [&](const auto& h) { return h.name == name; });
-    if (spec == info->hyperparameters.end()) {
-      make_strategy(o.strategy, {{name, Value(text)}});  // throws: unknown hyperparameter, with the valid list
-    } else {
-      settings.emplace_back(name, parse_hyperparameter_text(info->name, *spec, text));
-    }
-  }
-  return settings;
-}
-
 nlohmann::json configuration_json(const Problem& problem, const std::vector<Value>& values) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t p = 0; p < problem.parameters.size(); ++p) j[problem.parameters[p].name] = io::value_to_json(values[p]);
@@ -147,7 +122,7 @@ int run_tune(const TuneOptions& o) {
   Budget budget;
   std::vector<Objective> objectives;
   try {
-    settings = parse_settings(o);
+    settings = parse_strategy_settings(o.strategy, o.settings);
     strategy = make_strategy(o.strategy, settings);
     budget.max_evaluations = o.max_fevals;
     budget.max_fraction = o.fraction;
@@ -385,9 +360,6 @@ Command add_tune_command(CLI::App& app) {
   return {sub, [o] {
             try {
               return run_tune(*o);
-            } catch (const UsageError& e) {
-              std::cerr << "ktune tune: error: " << e.what() << "\n";
-              return kExitUsage;
             } catch (const HyperparameterError& e) {
               std::cerr << "ktune tune: error: " << e.what() << "\n";
               return kExitUsage;

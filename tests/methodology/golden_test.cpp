@@ -13,6 +13,7 @@
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/results_file.hpp"
 #include "ktune/methodology/baseline.hpp"
+#include "ktune/methodology/external_runs.hpp"
 #include "ktune/methodology/space_statistics.hpp"
 #include "ktune/methodology/strategy_curve.hpp"
 #include "shared_data.hpp"
@@ -44,13 +45,8 @@ const SpaceStatistics& stats_of(const std::string& space) {
 }
 
 std::vector<Run> golden_runs(const std::string& space, const std::string& strategy) {
-  std::vector<Run> runs;
-  for (const auto& run : golden("traces.json.gz")["spaces"][space]["strategies"][strategy]) {
-    Run r;
-    for (const auto& p : run) r.push_back({p[0].get<double>(), p[1].is_null() ? std::nan("") : p[1].get<double>()});
-    runs.push_back(std::move(r));
-  }
-  return runs;
+  static const ExternalRuns traces = read_trace_file(shared_path("data/methodology_golden/traces.json.gz"));
+  return traces.at(strategy).at(space);
 }
 
 void expect_relative(double actual, double expected, double tolerance, const std::string& what) {

@@ -9,27 +9,13 @@
 #include <sstream>
 #include <string>
 
+#include "temp_files.hpp"
+
 namespace ktune::testing {
 
-inline std::filesystem::path cli_temp_dir() {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("ktune_test_cli_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  static const struct Cleanup {
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup;
-  return dir;
-}
-
+inline std::filesystem::path cli_temp_dir() { return temp_dir(); }
 inline std::string cli_write_temp(const std::string& name, const std::string& content) {
-  const std::filesystem::path path = cli_temp_dir() / name;
-  std::ofstream(path, std::ios::binary) << content;
-  return path.string();
+  return write_temp(name, content);
 }
 
 inline std::string read_text(const std::string& path) {

@@ -33,6 +33,10 @@ struct StrategyInfo {
 const std::vector<StrategyInfo>& strategy_registry();
 // nullptr if there is none of that name.
 const StrategyInfo* find_strategy(std::string_view name);
+// "name=value" texts (command line --set, compare specs) converted to the declared types of strategy `name`'s
+// hyperparameters. Throws HyperparameterError: unknown strategy or hyperparameter (listing the valid ones), bad value.
+std::vector<std::pair<std::string, Value>> parse_strategy_settings(std::string_view name,
+                                                                   const std::vector<std::string>& settings);
 // Makes strategy `name` with the given hyperparameters (the rest default). Throws HyperparameterError for an
 // unknown strategy (listing the known ones) or a bad hyperparameter (listing the valid ones).
 std::unique_ptr<Strategy> make_strategy(std::string_view name,

@@ -1,5 +1,5 @@
 #pragma once
-// Temporary files for reader tests: a directory per test process, removed at exit.
+// Temporary files for tests: one directory per test process, removed at exit; and small assertion helpers.
 #include <unistd.h>
 
 #include <filesystem>
@@ -8,11 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include "shared_data.hpp"
+
 namespace ktune::testing {
 
 inline std::filesystem::path temp_dir() {
   static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("ktune_test_io_" + std::to_string(::getpid()));
+    auto d = std::filesystem::temp_directory_path() / ("ktune_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     return d;
   }();
@@ -29,7 +31,6 @@ inline std::string write_temp(const std::string& name, const std::string& conten
   return path.string();
 }
 
-inline std::string shared_path(const std::string& relative) { return std::string(KTUNE_SHARED_DIR) + "/" + relative; }
 
 // Runs f, expects an exception of type E and returns its what() ("" and a test failure if none is thrown).
 template <class E, class F>

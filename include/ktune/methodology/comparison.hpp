@@ -1,0 +1,94 @@
+#pragma once
+// Comparing strategies by the community methodology: every strategy runs `repeats` times on every brute-forced space
+// in simulation with the methodology's time budget; each space gets its statistics, the random-search baseline R(T),
+// each strategy's curve C(T) and standardised performance P(T); the aggregate is the mean of P over the spaces, and
+// a strategy's score is the mean of that over the time points.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ktune/io/results_file.hpp"
+#include "ktune/methodology/space_statistics.hpp"
+#include "ktune/methodology/strategy_curve.hpp"
+#include "ktune/value.hpp"
+
+namespace ktune::methodology {
+
+// "name" or "name:key=value,key=value" (a strategy with hyperparameters). The label is the text as given.
+struct StrategySpec {
+  std::string label;
+  std::string name;
+  std::vector<std::pair<std::string, Value>> hyperparameters;
+};
+// Checks the strategy and its hyperparameters against the registry; throws HyperparameterError.
+StrategySpec parse_strategy_spec(const std::string& text);
+
+struct ComparisonSpace {
+  std::string name;  // "A100_convolution_milo" for benchmark_hub's cachefiles/convolution_milo/A100_T4.json.gz
+  std::shared_ptr<const io::ResultsFile> results;
+};
+// The name of a space from its file path: "<file stem without _T4>_<directory>".
+std::string space_name_from_path(const std::string& path);
+
+// Reads brute-forced results files (in parallel), named by space_name_from_path. Throws io::InputError.
+std::vector<ComparisonSpace> load_spaces(const std::vector<std::string>& paths, unsigned threads = 0);
+
+struct ComparisonOptions {
+  int repeats = 25;
+  std::uint64_t seed = 0;
+  double cutoff_start = 0.01, cutoff_end = 0.95;
+  double cutoff_margin = 0.1;     // budget = (1 + margin) * t_e
+  std::size_t resolution = 1000;  // time points
+  unsigned threads = 0;           // 0: all cores
+  std::string objective;          // empty: the file's objective, else "time"
+  std::optional<bool> minimization;  // default: inferred from the objective's name
+};
+
+struct StrategyOnSpace {
+  std::string strategy;  // label
+  std::vector<Run> runs;
+  StrategyCurve curve;
+  std::vector<double> performance;  // P(T)
+  double score = 0;                 // mean of P(T)
+};
+
+struct SpaceResult {
+  std::string name;
+  SpaceStatistics stats;
+  CutoffRange range;
+  double budget_seconds = 0;
+  std::vector<double> time_points;  // T (s)
+  std::vector<double> baseline;     // R(T)
+  std::vector<StrategyOnSpace> strategies;  // in the order of ComparisonReport::strategies
+};
+
+struct AggregateResult {
+  std::string strategy;
+  std::vector<double> performance;  // mean over spaces of P at each time index
+  double score = 0;                 // mean over time indices
+  double error = 0;                 // population standard deviation over time indices
+  double real_stopping_fraction = 1;  // median over spaces
+};
+
+struct ComparisonReport {
+  std::vector<std::string> strategies;  // labels, ours first, then external ones
+  std::vector<SpaceResult> spaces;
+  std::vector<AggregateResult> aggregate;  // in the order of `strategies`
+  double run_seconds = 0, scoring_seconds = 0;
+};
+
+// Runs recorded elsewhere, per strategy label and space name.
+using ExternalRuns = std::map<std::string, std::map<std::string, std::vector<Run>>>;
+
+// Statistics only (no runs): what `ktune compare --stats` prints.
+std::vector<SpaceResult> space_statistics(const std::vector<ComparisonSpace>& spaces, const ComparisonOptions& options);
+
+// The whole comparison. Deterministic for a seed, whatever the number of threads.
+ComparisonReport compare(const std::vector<ComparisonSpace>& spaces, const std::vector<StrategySpec>& strategies,
+                         const ComparisonOptions& options, const ExternalRuns& external = {});
+
+}  // namespace ktune::methodology

@@ -1,0 +1,273 @@
+#include "ktune/methodology/comparison.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ktune/io/json_file.hpp"
+#include "ktune/methodology/baseline.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/simulation_evaluator.hpp"
+#include "ktune/tuning/tune.hpp"
+
+namespace ktune::methodology {
+namespace {
+
+// splitmix64 finaliser: independent seeds for every (space, strategy, repeat) from the one user seed, so results
+// do not depend on which thread runs what.
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t z = a + 0x9e3779b97f4a7c15ULL * (b + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+std::uint64_t seed_of(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d = 0) {
+  return mix(mix(mix(mix(seed, a), b), c), d);
+}
+
+// Runs f(0..n-1) on `threads` threads; the first exception is rethrown after all have stopped.
+void parallel_for(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& f) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)));
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        f(i);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next = n;
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+struct PreparedSpace {
+  SpaceResult result;
+  std::string objective;
+  std::unique_ptr<SearchSpace> space;
+  std::unique_ptr<SimulationEvaluator> evaluator;
+  long min_evaluations = 2;  // a run with fewer results inside the time range is redone (§1.5)
+};
+
+std::string objective_of(const ComparisonSpace& s, const ComparisonOptions& o) {
+  if (!o.objective.empty()) return o.objective;
+  if (!s.results->objectives.empty()) return s.results->objectives.front();
+  return "time";
+}
+
+PreparedSpace prepare(const ComparisonSpace& s, const ComparisonOptions& o, bool simulate) {
+  PreparedSpace p;
+  p.objective = objective_of(s, o);
+  bool minimization;
+  if (o.minimization) {
+    minimization = *o.minimization;
+  } else if (const auto higher = infer_higher_is_better(p.objective)) {
+    minimization = !*higher;
+  } else {
+    throw std::invalid_argument(fmt::format("{}: cannot tell whether objective '{}' is minimised or maximised",
+                                            s.name, p.objective));
+  }
+  p.result.name = s.name;
+  p.result.stats = SpaceStatistics::from_results(s.name, *s.results, p.objective, minimization);
+  p.result.range = p.result.stats.cutoff_range(o.cutoff_start, o.cutoff_end);
+  p.result.budget_seconds = p.result.range.time_end * (1 + o.cutoff_margin);
+  p.result.time_points = linspace(p.result.range.time_start, p.result.range.time_end, o.resolution);
+  p.result.baseline = RandomSearchBaseline(p.result.stats).over_time(p.result.time_points);
+  if (simulate) {
+    p.space = std::make_unique<SearchSpace>(space_from_results(*s.results));
+    p.evaluator = std::make_unique<SimulationEvaluator>(*p.space, s.results,
+                                                        std::vector<Objective>{{p.objective, !minimization}});
+    // The reference's defaults: at least 25% of the expected evaluations (at most 25, at least 2) inside the range.
+    const auto& st = p.result.stats;
+    const double expected = std::max(round_half_even(p.result.budget_seconds / st.mean_time_per_feval()), 2.0);
+    const double fraction =
+        std::max(round_half_even(0.25 * std::min(expected, static_cast<double>(st.size_all()))), 2.0);
+    p.min_evaluations = static_cast<long>(std::max(std::min(fraction, 25.0), 2.0));
+  }
+  return p;
+}
+
+// A trace as the methodology sees a run: cumulative time on the tuning clock and the objective value.
+Run run_of(const Trace& trace) {
+  Run run;
+  run.reserve(trace.size());
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const double v = trace[i].status == Status::ok ? trace.values(i)[0] : std::nan("");
+    run.push_back({trace[i].clock_ms / 1000.0, v});
+  }
+  return run;
+}
+
+bool enough_inside(const Run& run, const SpaceResult& s, long min_evaluations) {
+  const double lo = s.range.time_start, hi = s.budget_seconds;
+  long inside = 0, valid = 0;
+  for (const auto& p : run) {
+    if (p.time_s < lo || p.time_s > hi) continue;
+    ++inside;
+    valid += !std::isnan(p.value);
+  }
+  return inside >= min_evaluations && valid >= 2;
+}
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+}  // namespace
+
+StrategySpec parse_strategy_spec(const std::string& text) {
+  StrategySpec spec;
+  spec.label = text;
+  const auto colon = text.find(':');
+  spec.name = text.substr(0, colon);
+  std::vector<std::string> settings;
+  if (colon != std::string::npos) {
+    std::string rest = text.substr(colon + 1);
+    for (std::size_t start = 0; start <= rest.size();) {
+      const auto comma = rest.find(',', start);
+      const std::string item = rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!item.empty()) settings.push_back(item);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  spec.hyperparameters = parse_strategy_settings(spec.name, settings);
+  make_strategy(spec.name, spec.hyperparameters);  // checks ranges and the combination
+  return spec;
+}
+
+std::string space_name_from_path(const std::string& path) {
+  std::string stem = io::file_stem(path);
+  if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, "_T4") == 0) stem.resize(stem.size() - 3);
+  const std::string dir = std::filesystem::path(path).parent_path().filename().string();
+  return dir.empty() || dir == "." ? stem : stem + "_" + dir;
+}
+
+std::vector<ComparisonSpace> load_spaces(const std::vector<std::string>& paths, unsigned threads) {
+  std::vector<ComparisonSpace> spaces(paths.size());
+  parallel_for(paths.size(), threads, [&](std::size_t i) {
+    spaces[i] = {space_name_from_path(paths[i]), std::make_shared<const io::ResultsFile>(io::read_results_file(paths[i]))};
+  });
+  for (std::size_t i = 0; i < spaces.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (spaces[i].name == spaces[j].name)
+        throw std::invalid_argument(fmt::format("two spaces are named {}: {} and {}", spaces[i].name, paths[j], paths[i]));
+  return spaces;
+}
+
+std::vector<SpaceResult> space_statistics(const std::vector<ComparisonSpace>& spaces, const ComparisonOptions& options) {
+  std::vector<SpaceResult> results;
+  for (const auto& s : spaces) results.push_back(prepare(s, options, false).result);
+  return results;
+}
+
+ComparisonReport compare(const std::vector<ComparisonSpace>& spaces, const std::vector<StrategySpec>& strategies,
+                         const ComparisonOptions& options, const ExternalRuns& external) {
+  if (spaces.empty()) throw std::invalid_argument("no search space to compare on");
+  if (strategies.empty() && external.empty()) throw std::invalid_argument("no strategy to compare");
+  if (options.repeats < 1) throw std::invalid_argument("repeats must be at least 1");
+  const auto start = std::chrono::steady_clock::now();
+
+  ComparisonReport report;
+  for (const auto& s : strategies) report.strategies.push_back(s.label);
+  for (const auto& [label, by_space] : external) {
+    if (std::find(report.strategies.begin(), report.strategies.end(), label) != report.strategies.end())
+      throw std::invalid_argument(fmt::format("'{}' names both a strategy to run and recorded runs", label));
+    for (const auto& s : spaces)
+      if (!by_space.count(s.name) || by_space.at(s.name).empty())
+        throw std::invalid_argument(fmt::format("recorded runs '{}' have none for space {}", label, s.name));
+    report.strategies.push_back(label);
+  }
+
+  std::vector<PreparedSpace> prepared(spaces.size());
+  parallel_for(spaces.size(), options.threads, [&](std::size_t i) { prepared[i] = prepare(spaces[i], options, true); });
+
+  // Every (space, strategy, repeat) run, each in its own slot: the thread count cannot change the results.
+  const std::size_t n_strategies = strategies.size(), repeats = static_cast<std::size_t>(options.repeats);
+  std::vector<Run> runs(spaces.size() * n_strategies * repeats);
+  parallel_for(runs.size(), options.threads, [&](std::size_t job) {
+    const std::size_t s = job / (n_strategies * repeats), k = job / repeats % n_strategies, r = job % repeats;
+    const PreparedSpace& p = prepared[s];
+    TuningOptions tuning;
+    tuning.budget.time_limit_seconds = p.result.budget_seconds;
+    constexpr int kAttempts = 20;  // as the reference
+    for (int attempt = 0;; ++attempt) {
+      auto strategy = make_strategy(strategies[k].name, strategies[k].hyperparameters);
+      tuning.seed = seed_of(options.seed, s, k, r, static_cast<std::uint64_t>(attempt));
+      Run run = run_of(tune(*p.space, *p.evaluator, *strategy, tuning).trace);
+      if (enough_inside(run, p.result, p.min_evaluations)) {
+        runs[job] = std::move(run);
+        return;
+      }
+      if (attempt + 1 == kAttempts)
+        throw std::runtime_error(fmt::format("{} on {}: {} runs in a row had fewer than {} results inside the time range",
+                                             strategies[k].label, p.result.name, kAttempts, p.min_evaluations));
+    }
+  });
+  report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  // Curves and scores, per (space, strategy).
+  const std::size_t n_all = report.strategies.size();
+  for (auto& p : prepared) p.result.strategies.resize(n_all);
+  parallel_for(spaces.size() * n_all, options.threads, [&](std::size_t job) {
+    const std::size_t s = job / n_all, k = job % n_all;
+    SpaceResult& space = prepared[s].result;
+    StrategyOnSpace& out = space.strategies[k];
+    out.strategy = report.strategies[k];
+    if (k < n_strategies) {
+      for (std::size_t r = 0; r < repeats; ++r) out.runs.push_back(std::move(runs[(s * n_strategies + k) * repeats + r]));
+    } else {
+      out.runs = external.at(out.strategy).at(space.name);
+    }
+    CurveOptions curve_options;
+    curve_options.seed = seed_of(options.seed, s, k, 0xc0ffee);
+    out.curve = strategy_curve_over_time(out.runs, space.stats, space.time_points, curve_options);
+    out.performance = standardised_performance(out.curve.values, space.baseline, space.stats.optimum());
+    out.score = mean(out.performance);
+  });
+
+  for (auto& p : prepared) report.spaces.push_back(std::move(p.result));
+  for (std::size_t k = 0; k < n_all; ++k) {
+    AggregateResult a;
+    a.strategy = report.strategies[k];
+    a.performance.assign(options.resolution, 0.0);
+    std::vector<double> stopping;
+    for (const auto& space : report.spaces) {
+      for (std::size_t j = 0; j < options.resolution; ++j) a.performance[j] += space.strategies[k].performance[j];
+      stopping.push_back(space.strategies[k].curve.real_stopping_fraction);
+    }
+    for (double& v : a.performance) v /= static_cast<double>(report.spaces.size());
+    a.score = mean(a.performance);
+    double var = 0;
+    for (double v : a.performance) var += (v - a.score) * (v - a.score);
+    a.error = std::sqrt(var / static_cast<double>(a.performance.size()));
+    std::sort(stopping.begin(), stopping.end());
+    a.real_stopping_fraction = median_of_sorted(stopping);
+    report.aggregate.push_back(std::move(a));
+  }
+  report.scoring_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - report.run_seconds;
+  return report;
+}
+
+}  // namespace ktune::methodology

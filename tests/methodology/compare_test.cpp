@@ -1,0 +1,102 @@
+// The comparison pipeline: strategy specs, space names, determinism across threads, and random_sample scoring
+// about 0 on the six training spaces, as random search should against a random-search baseline.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "ktune/methodology/comparison.hpp"
+#include "ktune/tuning/hyperparameters.hpp"
+#include "shared_data.hpp"
+
+namespace ktune::methodology {
+namespace {
+
+using testing::shared_path;
+
+std::string cache(const std::string& app, const std::string& gpu) {
+  return shared_path("data/benchmark_hub/cachefiles/" + app + "/" + gpu + "_T4.json.gz");
+}
+
+const std::vector<ComparisonSpace>& six_spaces() {
+  static const auto spaces = load_spaces({cache("convolution_milo", "A100"), cache("convolution_milo", "A4000"),
+                                          cache("convolution_milo", "MI250X"), cache("dedispersion_milo", "A100"),
+                                          cache("dedispersion_milo", "A4000"), cache("dedispersion_milo", "MI250X")});
+  return spaces;
+}
+
+TEST(StrategySpec, NameAndHyperparameters) {
+  const auto s = parse_strategy_spec("random_sample:fraction=0.5");
+  EXPECT_EQ(s.label, "random_sample:fraction=0.5");
+  EXPECT_EQ(s.name, "random_sample");
+  ASSERT_EQ(s.hyperparameters.size(), 1u);
+  EXPECT_EQ(s.hyperparameters[0].second.as_float(), 0.5);
+  EXPECT_EQ(parse_strategy_spec("brute_force").hyperparameters.size(), 0u);
+  EXPECT_THROW(parse_strategy_spec("random_sample:frac=1"), HyperparameterError);
+  EXPECT_THROW(parse_strategy_spec("random_sample:fraction=3"), HyperparameterError);
+  EXPECT_THROW(parse_strategy_spec("random_sample:fraction"), HyperparameterError);
+  EXPECT_THROW(parse_strategy_spec("nope"), HyperparameterError);
+}
+
+TEST(SpaceName, FromBenchmarkHubPaths) {
+  EXPECT_EQ(space_name_from_path("/x/cachefiles/convolution_milo/A100_T4.json.gz"), "A100_convolution_milo");
+  EXPECT_EQ(space_name_from_path("/x/cachefiles/convolution_milo/A100.json.gz"), "A100_convolution_milo");
+  EXPECT_EQ(space_name_from_path("mine.json"), "mine");
+}
+
+TEST(Compare, StatisticsMatchTheSpec) {
+  const auto stats = space_statistics(six_spaces(), {});
+  ASSERT_EQ(stats.size(), 6u);
+  EXPECT_EQ(stats[2].name, "MI250X_convolution_milo");
+  EXPECT_EQ(stats[2].range.fevals_start, 2);
+  EXPECT_EQ(stats[2].range.fevals_end, 51);
+  EXPECT_NEAR(stats[2].budget_seconds, 91.57, 0.01);
+  EXPECT_EQ(stats[0].range.fevals_end, 1050);
+  EXPECT_EQ(stats[3].range.fevals_end, 795);
+}
+
+TEST(Compare, SameSeedSameReportWhateverTheThreads) {
+  const std::vector<ComparisonSpace> two{six_spaces()[2], six_spaces()[4]};
+  const std::vector<StrategySpec> strategies{parse_strategy_spec("random_sample"),
+                                             parse_strategy_spec("random_sample:fraction=0.01")};
+  ComparisonOptions options;
+  options.repeats = 6;
+  options.resolution = 200;
+  options.threads = 1;
+  const auto a = compare(two, strategies, options);
+  options.threads = 2;
+  const auto b = compare(two, strategies, options);
+  options.seed = 1;
+  const auto c = compare(two, strategies, options);
+  ASSERT_EQ(a.aggregate.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(a.aggregate[k].score, b.aggregate[k].score);
+    EXPECT_EQ(a.aggregate[k].error, b.aggregate[k].error);
+    EXPECT_NE(a.aggregate[k].score, c.aggregate[k].score);
+    for (std::size_t s = 0; s < 2; ++s) {
+      EXPECT_EQ(a.spaces[s].strategies[k].performance, b.spaces[s].strategies[k].performance);
+      EXPECT_EQ(a.spaces[s].strategies[k].runs.size(), 6u);
+    }
+  }
+  // Sampling only 1% of the space stops early: the rest of the curve is carried forward.
+  EXPECT_LT(a.spaces[1].strategies[1].curve.real_stopping_fraction, 1.0);
+}
+
+TEST(Compare, RandomSampleScoresAboutZeroOnTheTrainingSpaces) {
+  ComparisonOptions options;
+  options.repeats = 25;
+  const auto report = compare(six_spaces(), {parse_strategy_spec("random_sample")}, options);
+  ASSERT_EQ(report.aggregate.size(), 1u);
+  // Kernel Tuner's random_sample scores -0.09 ... -0.01 with the reference package (methodology.md §2.3); ours
+  // samples until the budget ends, so it does not stop early on A100 convolution.
+  // Per space, 25 random runs scatter by about +-0.15 (seeds 0-3 at 100 repeats: -0.15 ... 0.10).
+  EXPECT_GE(report.aggregate[0].score, -0.1);
+  EXPECT_LE(report.aggregate[0].score, 0.05);
+  for (const auto& space : report.spaces) {
+    EXPECT_NEAR(space.strategies[0].score, 0.0, 0.3) << space.name;
+    EXPECT_EQ(space.strategies[0].curve.real_stopping_fraction, 1.0) << space.name;
+  }
+}
+
+}  // namespace
+}  // namespace ktune::methodology
