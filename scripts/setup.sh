@@ -5,6 +5,7 @@ PACKAGES=(
   build-essential cmake make g++ pkg-config
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
+  libeigen3-dev libnlopt-dev libnlopt-cxx-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

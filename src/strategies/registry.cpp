@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,13 +9,30 @@
 
 namespace ktune {
 
-const std::vector<StrategyInfo>& strategy_registry() {
+namespace {
+
+std::vector<StrategyInfo>& registry_storage() {
   // An explicit list: self-registration from static initialisers is dropped by the linker in static libraries.
-  static const std::vector<StrategyInfo> registry = {
-      strategies::brute_force_info(),
-      strategies::random_sample_info(),
-  };
+  static std::vector<StrategyInfo> registry = [] {
+    std::vector<StrategyInfo> all{strategies::brute_force_info(), strategies::random_sample_info()};
+    for (auto family : {strategies::local_search_strategies, strategies::evolutionary_strategies,
+                        strategies::continuous_strategies, strategies::bayesian_strategies,
+                        strategies::generated_and_ensemble_strategies})
+      for (auto& info : family()) all.push_back(std::move(info));
+    return all;
+  }();
   return registry;
+}
+
+}  // namespace
+
+const std::vector<StrategyInfo>& strategy_registry() { return registry_storage(); }
+
+void register_strategy(StrategyInfo info) {
+  if (info.name.empty()) throw std::invalid_argument("a strategy needs a name");
+  if (!info.make) throw std::invalid_argument(fmt::format("strategy '{}' has no factory", info.name));
+  if (find_strategy(info.name)) throw std::invalid_argument(fmt::format("strategy '{}' exists already", info.name));
+  registry_storage().push_back(std::move(info));
 }
 
 const StrategyInfo* find_strategy(std::string_view name) {

@@ -22,6 +22,7 @@ const char* to_string(StopReason reason) {
     case StopReason::max_evaluations: return "max evaluations";
     case StopReason::time_limit: return "time limit";
     case StopReason::target_reached: return "target reached";
+    case StopReason::stalled: return "stalled";
   }
   return "?";
 }
@@ -63,8 +64,28 @@ std::size_t CostFunction::position(std::size_t index) {
   if (stop_) throw BudgetExhausted();
   if (index >= space_.size()) throw std::out_of_range("configuration index out of range");
   const std::uint32_t known = memo_lookup(index);
-  if (known != npos) return known;
+  if (known != npos) {
+    count_free_request();
+    return known;
+  }
   return evaluate_new(index);
+}
+
+void CostFunction::count_free_request() {
+  // A strategy that only revisits or proposes invalid configurations would never end without this.
+  constexpr std::uint64_t kStallLimit = 1'000'000;
+  if (++free_requests_in_a_row_ >= kStallLimit) {
+    stop_ = StopReason::stalled;
+    throw BudgetExhausted();
+  }
+}
+
+double CostFunction::operator()(std::span<const std::uint32_t> config) {
+  if (stop_) throw BudgetExhausted();
+  if (const auto index = space_.index_of(config)) return (*this)(*index);
+  ++invalid_requests_;
+  count_free_request();
+  return kInvalidCost;
 }
 
 std::size_t CostFunction::evaluate_new(std::size_t index) {
@@ -82,6 +103,7 @@ std::size_t CostFunction::evaluate_new(std::size_t index) {
   if (options_.charge_strategy_time) charged += strategy_ms;
   clock_ms_ = simulated ? clock_ms_ + charged : to_ms(Clock::now() - start_);
   ++evaluations_;
+  free_requests_in_a_row_ = 0;
   const std::size_t position =
       trace_.append(TraceEntry{static_cast<std::uint32_t>(index), outcome.status, false, charged, clock_ms_, strategy_ms},
                     outcome.objectives);

@@ -261,3 +261,33 @@ TEST(Objectives, DirectionsAreInferredLikeKernelTuner) {
 
 }  // namespace
 }  // namespace ktune
+
+namespace ktune {
+namespace {
+
+TEST(CostFunction, InvalidConfigurationsCostThePenaltyWithoutEvaluation) {
+  const auto space = small_space();  // x <= y
+  testing::FakeEvaluator eval(space, value_of, time_of);
+  CostFunction cost(space, eval, {});
+  const std::vector<std::uint32_t> invalid{5, 2}, valid{2, 5};
+  EXPECT_EQ(cost(invalid), CostFunction::kInvalidCost);
+  EXPECT_EQ(cost.invalid_requests(), 1u);
+  EXPECT_EQ(cost.evaluations(), 0u);
+  EXPECT_TRUE(eval.calls.empty());
+  const double c = cost(valid);
+  EXPECT_EQ(c, value_of(*space.index_of(valid)));
+  EXPECT_EQ(cost.evaluations(), 1u);
+}
+
+TEST(CostFunction, AStrategyThatNeverProgressesIsStopped) {
+  const auto space = small_space();
+  testing::FakeEvaluator eval(space, value_of, time_of);
+  CostFunction cost(space, eval, {});
+  cost(0);
+  EXPECT_THROW(
+      for (;;) cost(0), BudgetExhausted);
+  EXPECT_EQ(cost.stop_reason(), StopReason::stalled);
+}
+
+}  // namespace
+}  // namespace ktune

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,6 +35,7 @@ enum class StopReason {
   max_evaluations,    // max_evaluations or max_fraction reached
   time_limit,
   target_reached,
+  stalled,  // a million requests in a row without a new evaluation (revisits, invalid configurations)
 };
 const char* to_string(StopReason reason);  // "strategy finished", "space exhausted", ...
 
@@ -71,6 +73,13 @@ class CostFunction {
   // strategies. Valid until the next call.
   std::span<const double> costs(std::size_t index);
 
+  // The cost of a configuration given by value indices, valid or not. A valid one is operator()(its index). An
+  // invalid one is never evaluated: it costs kInvalidCost (the static penalty of constraint-unaware strategies, as
+  // Kernel Tuner's), uses no budget and is counted in invalid_requests().
+  double operator()(std::span<const std::uint32_t> config);
+  static constexpr double kInvalidCost = std::numeric_limits<double>::max();
+  std::uint64_t invalid_requests() const { return invalid_requests_; }
+
   // Whether `index` has a result already (a call for it would be free).
   bool known(std::size_t index) const { return memo_lookup(index) != npos; }
   // The position in the trace of a known configuration.
@@ -97,6 +106,7 @@ class CostFunction {
   void memo_store(std::size_t index, std::uint32_t position);
   void check_budget_after(std::size_t position);
   void check_time();
+  void count_free_request();
 
   const SearchSpace& space_;
   Evaluator& evaluator_;
@@ -104,6 +114,8 @@ class CostFunction {
   Trace trace_;
   std::uint64_t evaluation_limit_;
   std::uint64_t evaluations_ = 0;
+  std::uint64_t invalid_requests_ = 0;
+  std::uint64_t free_requests_in_a_row_ = 0;  // revisits and invalid requests since the last new evaluation
   double clock_ms_ = 0;
   std::optional<StopReason> stop_;
   // Memo: dense for spaces up to 2^24 configurations, hashed above.

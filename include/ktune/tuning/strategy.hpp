@@ -29,8 +29,11 @@ struct StrategyInfo {
   std::function<std::unique_ptr<Strategy>(const Hyperparameters&)> make;
 };
 
-// Every strategy, in the order `ktune strategies` lists them.
+// Every strategy, in the order `ktune strategies` lists them: ktune's, then those registered at run time.
 const std::vector<StrategyInfo>& strategy_registry();
+// Adds a user-defined strategy (see docs/strategies.md). Call it before tuning starts (registration is not
+// synchronised with running tunings). Throws std::invalid_argument for an empty or taken name or a missing factory.
+void register_strategy(StrategyInfo info);
 // nullptr if there is none of that name.
 const StrategyInfo* find_strategy(std::string_view name);
 // "name=value" texts (command line --set, compare specs) converted to the declared types of strategy `name`'s

@@ -1,0 +1,70 @@
+#include "strategies/toolkit.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace ktune::strategies {
+namespace {
+
+std::size_t pick(const std::vector<std::size_t>& candidates, Rng& rng) {
+  return candidates[candidates.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(candidates.size()))];
+}
+
+}  // namespace
+
+HyperparameterSpec constraint_aware_spec() {
+  return {"constraint_aware", HyperparameterType::Bool, Value(true), {}, {}, {},
+          "only valid configurations: sample valid ones and repair invalid candidates (false: classic algorithm with "
+          "a penalty for invalid ones)"};
+}
+
+std::optional<std::size_t> repair_by_index_distance(const SearchSpace& space, std::span<const std::uint32_t> config,
+                                                    Rng& rng) {
+  if (const auto index = space.index_of(config)) return *index;
+  if (space.size() == 0) return std::nullopt;
+  const auto nearest = space.neighbours(config, NeighbourMethod::ClosestParamIndices);
+  if (nearest.empty()) return std::nullopt;
+  return pick(nearest, rng);
+}
+
+std::optional<std::size_t> repair_by_neighbours(const SearchSpace& space, std::span<const std::uint32_t> config,
+                                                std::span<const double> target, Rng& rng) {
+  if (const auto index = space.index_of(config)) return *index;
+  std::vector<double> own;
+  if (target.empty()) {
+    own = space.to_continuous(config);
+    target = own;
+  }
+  for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
+    const auto found = space.neighbours(config, method);
+    if (found.empty()) continue;
+    std::vector<std::size_t> best;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (std::size_t index : found) {
+      const auto x = space.to_continuous(space.config_at(index));
+      double d = 0;
+      for (std::size_t p = 0; p < x.size(); ++p) d += (x[p] - target[p]) * (x[p] - target[p]);
+      if (d < best_distance) {
+        best_distance = d;
+        best.assign(1, index);
+      } else if (d == best_distance) {
+        best.push_back(index);
+      }
+    }
+    return pick(best, rng);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::uint32_t> random_cartesian_config(const SearchSpace& space, Rng& rng) {
+  std::vector<std::uint32_t> config(space.num_params());
+  for (std::size_t p = 0; p < config.size(); ++p)
+    config[p] = static_cast<std::uint32_t>(rng.below(space.param_values(p).size()));
+  return config;
+}
+
+std::vector<std::uint32_t> random_valid_config(const SearchSpace& space, Rng& rng) {
+  return space.config_at(static_cast<std::size_t>(rng.below(space.size())));
+}
+
+}  // namespace ktune::strategies

@@ -1,0 +1,41 @@
+#pragma once
+// What many strategies share: the constraint_aware switch, repairing invalid candidates (the constraint-aware
+// paper's Algorithms 1-3), candidates from the Cartesian product for constraint-unaware runs, and the continuous view.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "ktune/rng.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/cost_function.hpp"
+#include "ktune/tuning/hyperparameters.hpp"
+
+namespace ktune::strategies {
+
+// The `constraint_aware` hyperparameter every population- and neighbour-based strategy declares (default true).
+HyperparameterSpec constraint_aware_spec();
+
+// Algorithm 1 (DE): the valid configuration nearest to `config` in index distance (sum of |value index
+// differences|); ties broken at random. `config` itself if it is valid. std::nullopt only for an empty space.
+std::optional<std::size_t> repair_by_index_distance(const SearchSpace& space, std::span<const std::uint32_t> config,
+                                                    Rng& rng);
+
+// Algorithms 2-3 (PSO, Firefly, GA): the neighbours of an invalid `config` by the first non-empty method of
+// strictly-adjacent, adjacent, Hamming; of those, the one closest in Euclidean distance to `target` in the
+// continuous view (`target` empty: to `config` itself); ties at random. `config` itself if valid; std::nullopt if
+// no method finds a neighbour.
+std::optional<std::size_t> repair_by_neighbours(const SearchSpace& space, std::span<const std::uint32_t> config,
+                                                std::span<const double> target, Rng& rng);
+
+// A uniformly random point of the Cartesian product (value indices; valid or not): the classic, constraint-unaware
+// initialisation.
+std::vector<std::uint32_t> random_cartesian_config(const SearchSpace& space, Rng& rng);
+
+// A uniformly random valid configuration's value indices.
+std::vector<std::uint32_t> random_valid_config(const SearchSpace& space, Rng& rng);
+
+// Uniform double in [lo, hi).
+inline double uniform(Rng& rng, double lo, double hi) { return lo + (hi - lo) * rng.uniform01(); }
+
+}  // namespace ktune::strategies
