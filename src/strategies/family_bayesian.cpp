@@ -3,8 +3,10 @@
 
 namespace ktune::strategies {
 
+StrategyInfo bayes_opt_info();  // bayes_opt.cpp
+
 std::vector<StrategyInfo> bayesian_strategies() {
-  return {};
+  return {bayes_opt_info()};
 }
 
 }  // namespace ktune::strategies

@@ -3,8 +3,14 @@
 
 namespace ktune::strategies {
 
+StrategyInfo pso_info();                // pso.cpp
+StrategyInfo firefly_algorithm_info();  // firefly_algorithm.cpp
+StrategyInfo dual_annealing_info();     // dual_annealing.cpp
+StrategyInfo basinhopping_info();       // basinhopping.cpp
+StrategyInfo minimize_info();           // minimize.cpp
+
 std::vector<StrategyInfo> continuous_strategies() {
-  return {};
+  return {pso_info(), firefly_algorithm_info(), dual_annealing_info(), basinhopping_info(), minimize_info()};
 }
 
 }  // namespace ktune::strategies

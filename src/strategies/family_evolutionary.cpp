@@ -3,8 +3,11 @@
 
 namespace ktune::strategies {
 
+StrategyInfo genetic_algorithm_info();  // genetic_algorithm.cpp
+StrategyInfo diff_evo_info();           // diff_evo.cpp
+
 std::vector<StrategyInfo> evolutionary_strategies() {
-  return {};
+  return {genetic_algorithm_info(), diff_evo_info()};
 }
 
 }  // namespace ktune::strategies

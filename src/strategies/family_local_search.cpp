@@ -3,8 +3,17 @@
 
 namespace ktune::strategies {
 
+StrategyInfo greedy_mls_info();           // greedy_mls.cpp
+StrategyInfo mls_info();                  // mls.cpp
+StrategyInfo ordered_greedy_mls_info();   // ordered_greedy_mls.cpp
+StrategyInfo greedy_ils_info();           // greedy_ils.cpp
+StrategyInfo simulated_annealing_info();  // simulated_annealing.cpp
+StrategyInfo pattern_search_info();       // pattern_search.cpp
+StrategyInfo torczon_info();              // torczon.cpp
+
 std::vector<StrategyInfo> local_search_strategies() {
-  return {};
+  return {greedy_mls_info(),          mls_info(),          ordered_greedy_mls_info(), greedy_ils_info(),
+          simulated_annealing_info(), pattern_search_info(), torczon_info()};
 }
 
 }  // namespace ktune::strategies

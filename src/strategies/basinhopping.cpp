@@ -1,0 +1,91 @@
+// basinhopping: scipy's basin hopping (Kernel Tuner's basinhopping) on the continuous epsilon view: random
+// displacement, local minimisation, Metropolis acceptance at temperature T, scipy's adaptive step size; restarted
+// from a fresh, preferably unevaluated, random configuration after niter hops. Unlike Kernel Tuner, the local
+// minimiser's maxiter can be set (defect 8.6).
+#include <algorithm>
+#include <cmath>
+
+#include "strategies/continuous_view.hpp"
+#include "strategies/strategy_infos.hpp"
+#include "strategies/toolkit.hpp"
+
+namespace ktune::strategies {
+namespace {
+
+// Hops that only revisit known configurations are free but pointless: restart after this many in a row.
+constexpr int kIdleHops = 2;
+
+struct BasinhoppingSettings {
+  LocalMethod method;
+  double temperature, stepsize;
+  int niter, maxiter;
+  bool aware;
+};
+
+class Basinhopping final : public Strategy {
+ public:
+  explicit Basinhopping(BasinhoppingSettings s) : s_(s) {}
+
+  void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
+    ContinuousView view(space, s_.aware);
+    const std::size_t d = view.dims();
+    if (d == 0) {
+      if (space.size() > 0) cost(std::size_t{0});
+      return;
+    }
+    const double step = view.epsilon();
+    constexpr int kInterval = 50;  // scipy: adapt the step size every 50 hops towards 50% acceptance
+    for (;;) {
+      LocalResult current = local_minimize(view, cost, rng, s_.method, view.random_point(cost, rng), s_.maxiter, step);
+      double stepsize = s_.stepsize * view.epsilon();
+      int accepted = 0, idle = 0;  // idle: hops in a row that evaluated nothing new (stuck in known basins)
+      for (int hop = 1; hop <= s_.niter && idle < kIdleHops; ++hop) {
+        const std::uint64_t evaluations = cost.evaluations();
+        std::vector<double> x = current.x;
+        for (auto& xk : x) xk += uniform(rng, -stepsize, stepsize);
+        view.clip(x);
+        LocalResult trial = local_minimize(view, cost, rng, s_.method, std::move(x), s_.maxiter, step);
+        // Metropolis: always downhill, uphill with probability exp(-delta / T).
+        const double delta = trial.cost - current.cost;
+        const double r = rng.uniform01();
+        const bool accept = trial.cost < current.cost ||
+                            (std::isfinite(delta) && s_.temperature > 0 && std::exp(-delta / s_.temperature) >= r);
+        idle = cost.evaluations() == evaluations ? idle + 1 : 0;
+        if (accept) {
+          current = std::move(trial);
+          ++accepted;
+        }
+        if (hop % kInterval == 0) {
+          stepsize = static_cast<double>(accepted) / hop > 0.5 ? stepsize / 0.9 : stepsize * 0.9;
+          stepsize = std::max(stepsize, 0.5 * view.epsilon());  // below half a grid step a hop goes nowhere
+        }
+      }
+    }
+  }
+
+ private:
+  BasinhoppingSettings s_;
+};
+
+}  // namespace
+
+StrategyInfo basinhopping_info() {
+  return {"basinhopping",
+          "basin hopping: random hops, local minimisation and Metropolis acceptance on the continuous view",
+          {local_method_spec("COBYLA"),
+           {"T", HyperparameterType::Float, Value(1.0), 0.0, {}, {}, "temperature of the Metropolis acceptance"},
+           {"stepsize", HyperparameterType::Float, Value(1.0), 0.0, {}, {},
+            "initial hop size per coordinate, in grid steps (epsilon); adapted towards 50% acceptance",
+            /*min_exclusive=*/true},
+           {"niter", HyperparameterType::Int, Value(100), 1.0, {}, {}, "hops before a restart from a random point"},
+           {"maxiter", HyperparameterType::Int, Value(100), 2.0, {}, {}, "objective calls of one local minimisation"},
+           constraint_aware_spec()},
+          [](const Hyperparameters& h) {
+            return std::make_unique<Basinhopping>(BasinhoppingSettings{
+                parse_local_method(h.get_string("method")), h.get_float("T"), h.get_float("stepsize"),
+                static_cast<int>(h.get_int("niter")), static_cast<int>(h.get_int("maxiter")),
+                h.get_bool("constraint_aware")});
+          }};
+}
+
+}  // namespace ktune::strategies

@@ -1,0 +1,499 @@
+// bayes_opt: Gaussian-process Bayesian optimisation over the valid configurations (Kernel Tuner's bayes_opt,
+// Willemsen's thesis): a Latin-hypercube initial sample, then the unevaluated candidate that optimises an acquisition
+// function (EI, PoI, LCB or an adaptive portfolio of them) under a fixed-length-scale Matern/RBF GP.
+//
+// Scaling: the candidates are every unevaluated valid configuration when they fit `maxcandidates`, otherwise a pool
+// of that size that rotates a few random members per iteration and takes in the neighbours of each new best, so the
+// cost of an iteration never grows with the space. The GP keeps at most `maxobservations` training points; when full
+// it is refitted on the best half of them plus the most recent quarter.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "ktune/rng.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/cost_function.hpp"
+#include "strategies/gaussian_process.hpp"
+#include "strategies/strategy_infos.hpp"
+
+namespace ktune::strategies {
+namespace {
+
+enum class Acquisition { Ei, Poi, Lcb, LcbSrinivas };
+enum class Method { Single, Multi, MultiAdvanced, MultiFast };
+
+struct Settings {
+  CovarianceKernel kernel = CovarianceKernel::Matern32;
+  double lengthscale = 1.5;
+  Method method = Method::Multi;
+  Acquisition single = Acquisition::Ei;   // the acquisition of Method::Single
+  std::vector<Acquisition> portfolio;     // the acquisitions of the multi methods
+  bool lhs = true;
+  std::size_t popsize = 20;
+  bool contextual_variance = true;        // explorationfactor "CV"
+  double exploration = 0;                 // explorationfactor as a number
+  double zeta = 1;
+  int skip_duplicate_after = 5;
+  double discount = 0.65;
+  double required_improvement = 0.1;
+  std::size_t max_candidates = 2048;
+  std::size_t max_observations = 200;
+  std::size_t rotation = 16;
+};
+
+std::optional<Acquisition> acquisition_named(std::string_view name) {
+  if (name == "ei") return Acquisition::Ei;
+  if (name == "poi") return Acquisition::Poi;
+  if (name == "lcb") return Acquisition::Lcb;
+  if (name == "lcb-srinivas") return Acquisition::LcbSrinivas;
+  return std::nullopt;
+}
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
+double normal_pdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * std::numbers::pi); }
+
+// Draws every index of [0, n) once in random order (Fisher-Yates one step at a time), dense or hashed by size.
+class LazyPermutation {
+ public:
+  explicit LazyPermutation(std::size_t n) : n_(n) {}
+  bool done() const { return drawn_ == n_; }
+  std::size_t next(Rng& rng) {
+    const std::size_t j = drawn_ + static_cast<std::size_t>(rng.below(n_ - drawn_));
+    const std::size_t picked = at(j);
+    moved_[j] = at(drawn_);
+    moved_.erase(drawn_);
+    ++drawn_;
+    return picked;
+  }
+
+ private:
+  std::size_t at(std::size_t i) const {
+    const auto it = moved_.find(i);
+    return it == moved_.end() ? i : it->second;
+  }
+  std::size_t n_, drawn_ = 0;
+  std::unordered_map<std::size_t, std::size_t> moved_;  // lookups only: iteration order never matters
+};
+
+class Search {
+ public:
+  Search(const Settings& s, const SearchSpace& space, CostFunction& cost, Rng& rng)
+      : s_(s),
+        space_(space),
+        cost_(cost),
+        rng_(rng),
+        dims_(space.num_params()),
+        gp_(s.kernel, s.lengthscale, dims_, std::max<std::size_t>(s.max_observations, 2),
+            std::min(space.size(), s.max_candidates)),
+        fresh_(space.size()) {
+    for (std::size_t p = 0; p < dims_; ++p) {
+      scale_.push_back(1.0 / static_cast<double>(space.param_values(p).size()));
+      if (space.used_values(p).size() > 1) ++tunable_dims_;
+    }
+    for (auto af : s.portfolio) afs_.push_back({af});
+  }
+
+  void run() {
+    if (space_.size() == 0) return;
+    top_up_pool();
+    const std::size_t initial = std::min(s_.popsize, space_.size());
+    for (std::size_t index : s_.lhs ? space_.lhs_sample(initial, rng_) : space_.random_sample(initial, rng_))
+      observe(index);
+    double sum = 0;
+    std::size_t finite = 0;
+    for (double v : raw_)
+      if (std::isfinite(v)) sum += v, ++finite;
+    initial_mean_ = finite ? sum / static_cast<double>(finite) : 0.0;
+    // Until the whole space has been evaluated; the cost function ends the run when the budget does.
+    while (top_up_pool()) {
+      predict();
+      if (s_.method == Method::Single) {
+        observe(pool_[argmin(s_.single, {})]);
+      } else {
+        portfolio_round();
+      }
+    }
+  }
+
+ private:
+  struct AfState {
+    Acquisition af;
+    double discounted_sum = 0, discounted_weight = 0;
+    int duplicates_in_a_row = 0;
+    bool retired = false;
+    double score() const { return discounted_weight > 0 ? discounted_sum / discounted_weight : 0.0; }
+  };
+
+  void input(std::size_t index, std::vector<double>& x) const {
+    // Kernel Tuner's normalisation: value index j of a parameter with m values sits at (j + 0.5) / m.
+    x.resize(dims_);
+    for (std::size_t p = 0; p < dims_; ++p) x[p] = (space_.value_index(index, p) + 0.5) * scale_[p];
+  }
+
+  // --- candidates -------------------------------------------------------------------------------------------------
+  bool in_pool(std::size_t index) const { return slot_of_.count(index) != 0; }
+
+  void add_to_pool(std::size_t index) {
+    input(index, x_);
+    slot_of_[index] = gp_.add_candidate(x_);
+    pool_.push_back(index);
+  }
+
+  void remove_from_pool(std::size_t slot) {
+    slot_of_.erase(pool_[slot]);
+    gp_.remove_candidate(slot);
+    if (slot + 1 != pool_.size()) {
+      pool_[slot] = pool_.back();
+      slot_of_[pool_[slot]] = slot;
+    }
+    pool_.pop_back();
+  }
+
+  // An unevaluated configuration not in the pool: first every index once in random order, then the ones rotated out.
+  std::optional<std::size_t> draw_fresh() {
+    for (;;) {
+      std::size_t index;
+      if (!fresh_.done()) {
+        index = fresh_.next(rng_);
+      } else if (!rotated_out_.empty()) {
+        const std::size_t j = static_cast<std::size_t>(rng_.below(rotated_out_.size()));
+        index = rotated_out_[j];
+        rotated_out_[j] = rotated_out_.back();
+        rotated_out_.pop_back();
+      } else {
+        return std::nullopt;
+      }
+      if (!cost_.known(index) && !in_pool(index)) return index;
+    }
+  }
+
+  // Fills the pool up to its capacity; false when no unevaluated configuration is left.
+  bool top_up_pool() {
+    while (pool_.size() < gp_.max_candidates())
+      if (const auto index = draw_fresh()) add_to_pool(*index); else break;
+    return !pool_.empty();
+  }
+
+  // Replaces a random pool member by `index` (a subsampled pool only).
+  void swap_into_pool(std::size_t index) {
+    const std::size_t slot = static_cast<std::size_t>(rng_.below(pool_.size()));
+    rotated_out_.push_back(pool_[slot]);
+    remove_from_pool(slot);
+    add_to_pool(index);
+  }
+
+  void rotate_pool() {
+    if (pool_.empty() || (fresh_.done() && rotated_out_.empty())) return;
+    for (std::size_t i = 0; i < s_.rotation; ++i)
+      if (const auto index = draw_fresh()) swap_into_pool(*index);
+  }
+
+  // --- observations -----------------------------------------------------------------------------------------------
+  void observe(std::size_t index) {
+    const double c = cost_(index);  // BudgetExhausted passes through
+    if (const auto it = slot_of_.find(index); it != slot_of_.end()) remove_from_pool(it->second);
+    observed_.push_back(index);
+    raw_.push_back(c);
+    const bool improved = std::isfinite(c) && (!best_ || c < raw_[*best_]);
+    if (std::isfinite(c)) {
+      worst_ = std::max(worst_, c);
+      if (improved) best_ = raw_.size() - 1;
+    }
+    if (gp_.points() == gp_.max_points()) refit_on_a_subset();
+    input(index, x_);
+    gp_.add_point(x_);
+    members_.push_back(raw_.size() - 1);
+    // A subsampled pool: look around each new best, and let a few random configurations in each time.
+    if (space_.size() > gp_.max_candidates() && !pool_.empty()) {
+      if (improved)
+        for (std::size_t n : space_.neighbours(index, NeighbourMethod::Hamming))
+          if (!cost_.known(n) && !in_pool(n)) swap_into_pool(n);
+      rotate_pool();
+    }
+  }
+
+  // The GP is full: keep the best half of the observations and the most recent quarter.
+  void refit_on_a_subset() {
+    std::vector<std::size_t> by_value = members_;
+    std::stable_sort(by_value.begin(), by_value.end(), [&](std::size_t a, std::size_t b) { return value(a) < value(b); });
+    std::vector<char> keep(raw_.size(), 0);
+    const std::size_t cap = gp_.max_points();
+    for (std::size_t i = 0; i < cap / 2; ++i) keep[by_value[i]] = 1;
+    std::size_t kept = cap / 2;
+    for (auto it = members_.rbegin(); it != members_.rend() && kept < cap * 3 / 4; ++it)
+      if (!keep[*it]) keep[*it] = 1, ++kept;
+    std::vector<std::size_t> members;
+    gp_.clear_points();
+    for (std::size_t m : members_)
+      if (keep[m]) {
+        input(observed_[m], x_);
+        gp_.add_point(x_);
+        members.push_back(m);
+      }
+    members_ = std::move(members);
+  }
+
+  // The cost the GP sees: failures (+inf) count as the worst finite cost observed, so no inf reaches the fit.
+  double value(std::size_t observation) const {
+    const double c = raw_[observation];
+    return std::isfinite(c) ? c : (best_ ? worst_ : 0.0);
+  }
+
+  // Standardised targets, predictions for every pool member, the incumbent and the exploration factor.
+  void predict() {
+    double mean = 0, var = 0;
+    for (std::size_t m : members_) mean += value(m);
+    mean /= static_cast<double>(members_.size());
+    for (std::size_t m : members_) var += (value(m) - mean) * (value(m) - mean);
+    const double sd = std::sqrt(var / static_cast<double>(members_.size()));
+    const double scale = sd > 1e-12 * std::max(1.0, std::abs(mean)) ? sd : 1.0;
+    y_.clear();
+    for (std::size_t m : members_) y_.push_back((value(m) - mean) / scale);
+    incumbent_ = best_ ? (raw_[*best_] - mean) / scale : 0.0;
+    gp_.predict(y_, mu_, sigma_);
+    exploration_ = s_.exploration;
+    if (s_.contextual_variance) {
+      // Contextual variance (Jasrasaria 2018, as Kernel Tuner): mean predicted sd relative to the first one, times
+      // how far the incumbent still is from the initial sample's mean (large early, small once much improved).
+      double mean_sd = 0;
+      for (double v : sigma_) mean_sd += v;
+      mean_sd /= static_cast<double>(sigma_.size());
+      if (initial_sd_ <= 0) initial_sd_ = mean_sd;
+      double ratio = 1.0;
+      if (best_) {
+        const double a = std::abs(raw_[*best_]), b = std::abs(initial_mean_);
+        if (std::max(a, b) > 0) ratio = std::min(a, b) / std::max(a, b);
+      }
+      exploration_ = initial_sd_ > 0 ? mean_sd / initial_sd_ * ratio : 0.0;
+    }
+  }
+
+  double acquisition(Acquisition af, std::size_t slot) const {
+    const double mu = mu_[slot], sigma = sigma_[slot];
+    switch (af) {
+      case Acquisition::Ei: {
+        const double improvement = incumbent_ - exploration_ - mu;
+        const double z = improvement / (sigma + 1e-9);
+        return -(improvement * normal_cdf(z) + sigma * normal_pdf(z));
+      }
+      case Acquisition::Poi:
+        return -normal_cdf((incumbent_ - exploration_ - mu) / (sigma + 1e-9));
+      case Acquisition::Lcb:
+        return mu - exploration_ * sigma;
+      case Acquisition::LcbSrinivas: {
+        // Srinivas et al.'s GP-UCB schedule with delta = 0.1, as Kernel Tuner.
+        const double t = static_cast<double>(std::max<std::size_t>(raw_.size(), 1));
+        const double d = static_cast<double>(tunable_dims_);
+        const double beta = std::sqrt(std::max(
+            0.0, s_.zeta * 2 * ((d / 2 + 2) * std::log(t) + std::log(std::numbers::pi * std::numbers::pi / 0.3))));
+        return mu - beta * sigma;
+      }
+    }
+    return mu;
+  }
+
+  // The pool slot minimising `af`, skipping the slots in `taken`.
+  std::size_t argmin(Acquisition af, const std::vector<std::size_t>& taken) const {
+    std::size_t best = pool_.size();
+    double best_value = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < pool_.size(); ++j) {
+      const double v = acquisition(af, j);
+      if ((best == pool_.size() || v < best_value) && std::find(taken.begin(), taken.end(), j) == taken.end())
+        best = j, best_value = v;
+    }
+    return best;
+  }
+
+  // One prediction, one proposal per active acquisition function.
+  //  multi / multi-advanced: a proposal equal to an earlier one of the round is a duplicate; a function that
+  //    proposes duplicates `skip_duplicate_after` times in a row retires (unless it has the best discounted
+  //    observations). multi-advanced also skips, each round, functions whose discounted observations are more than
+  //    the required improvement factor worse than the mean, and uses only one that is that much better.
+  //  multi-fast: every function evaluates a distinct point (its best not yet proposed this round).
+  void portfolio_round() {
+    std::vector<std::size_t> active;
+    for (std::size_t a = 0; a < afs_.size(); ++a)
+      if (!afs_[a].retired) active.push_back(a);
+    if (s_.method == Method::MultiAdvanced) active = advanced_selection(active);
+    std::vector<std::size_t> taken;                          // distinct proposed slots, in order
+    std::vector<std::size_t> proposal(afs_.size(), 0);       // per function: position in `taken`
+    for (std::size_t a : active) {
+      if (taken.size() == pool_.size()) break;
+      const bool distinct = s_.method == Method::MultiFast;
+      const std::size_t slot = argmin(afs_[a].af, distinct ? taken : std::vector<std::size_t>{});
+      const auto at = std::find(taken.begin(), taken.end(), slot);
+      if (at == taken.end()) {
+        afs_[a].duplicates_in_a_row = 0;
+        proposal[a] = taken.size();
+        taken.push_back(slot);
+      } else {
+        ++afs_[a].duplicates_in_a_row;
+        proposal[a] = static_cast<std::size_t>(at - taken.begin());
+      }
+    }
+    std::vector<std::size_t> indices;
+    for (std::size_t slot : taken) indices.push_back(pool_[slot]);  // slots move as the pool shrinks
+    std::vector<std::size_t> observations;
+    for (std::size_t index : indices) {
+      observe(index);
+      observations.push_back(raw_.size() - 1);
+    }
+    for (std::size_t a : active) {
+      if (proposal[a] >= observations.size()) continue;
+      auto& st = afs_[a];
+      st.discounted_sum = s_.discount * st.discounted_sum + value(observations[proposal[a]]);
+      st.discounted_weight = s_.discount * st.discounted_weight + 1;
+    }
+    if (s_.method == Method::MultiFast) return;
+    std::size_t best = afs_.size();
+    for (std::size_t a = 0; a < afs_.size(); ++a)
+      if (!afs_[a].retired && (best == afs_.size() || afs_[a].score() < afs_[best].score())) best = a;
+    for (std::size_t a = 0; a < afs_.size(); ++a)
+      if (a != best && afs_[a].duplicates_in_a_row >= s_.skip_duplicate_after) afs_[a].retired = true;
+  }
+
+  std::vector<std::size_t> advanced_selection(const std::vector<std::size_t>& active) const {
+    if (active.size() < 2) return active;
+    double mean = 0;
+    for (std::size_t a : active) {
+      if (afs_[a].discounted_weight <= 0) return active;  // not every function has a record yet
+      mean += afs_[a].score();
+    }
+    mean /= static_cast<double>(active.size());
+    const double margin = s_.required_improvement * std::abs(mean);
+    std::size_t best = active.front();
+    for (std::size_t a : active)
+      if (afs_[a].score() < afs_[best].score()) best = a;
+    if (afs_[best].score() < mean - margin) return {best};
+    std::vector<std::size_t> kept;
+    for (std::size_t a : active)
+      if (afs_[a].score() <= mean + margin) kept.push_back(a);
+    return kept.empty() ? active : kept;
+  }
+
+  const Settings& s_;
+  const SearchSpace& space_;
+  CostFunction& cost_;
+  Rng& rng_;
+  std::size_t dims_, tunable_dims_ = 0;
+  std::vector<double> scale_;
+  GaussianProcess gp_;
+  LazyPermutation fresh_;
+  std::vector<std::size_t> rotated_out_;
+  std::vector<std::size_t> pool_;                        // slot -> configuration index
+  std::unordered_map<std::size_t, std::size_t> slot_of_;  // configuration index -> slot (lookups only)
+  std::vector<std::size_t> observed_;                    // observation -> configuration index
+  std::vector<double> raw_;                              // observation -> cost (+inf: failed)
+  std::vector<std::size_t> members_;                     // observations in the GP, in the order added
+  std::optional<std::size_t> best_;                      // best finite observation
+  double worst_ = -std::numeric_limits<double>::infinity();
+  double initial_mean_ = 0, initial_sd_ = 0;
+  double incumbent_ = 0, exploration_ = 0;
+  std::vector<double> x_, y_, mu_, sigma_;
+  std::vector<AfState> afs_;
+};
+
+class BayesOpt final : public Strategy {
+ public:
+  explicit BayesOpt(Settings settings) : s_(std::move(settings)) {}
+  void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override { Search(s_, space, cost, rng).run(); }
+
+ private:
+  Settings s_;
+};
+
+[[noreturn]] void bad(const std::string& what) { throw HyperparameterError("strategy 'bayes_opt': " + what); }
+
+Settings settings_from(const Hyperparameters& h) {
+  Settings s;
+  const auto& kernel = h.get_string("covariancekernel");
+  s.kernel = kernel == "matern52" ? CovarianceKernel::Matern52
+             : kernel == "rbf"    ? CovarianceKernel::Rbf
+                                  : CovarianceKernel::Matern32;
+  s.lengthscale = h.get_float("covariancelengthscale");
+  const auto& method = h.get_string("method");
+  if (method == "multi") {
+    s.method = Method::Multi;
+  } else if (method == "multi-advanced") {
+    s.method = Method::MultiAdvanced;
+  } else if (method == "multi-fast") {
+    s.method = Method::MultiFast;
+  } else {
+    s.method = Method::Single;
+    s.single = *acquisition_named(method);
+  }
+  s.lhs = h.get_string("samplingmethod") == "lhs";
+  s.popsize = static_cast<std::size_t>(h.get_int("popsize"));
+  const auto& factor = h.get_string("explorationfactor");
+  s.contextual_variance = factor == "CV";
+  if (!s.contextual_variance) {
+    const char* end = factor.data() + factor.size();
+    const auto [ptr, ec] = std::from_chars(factor.data(), end, s.exploration);
+    if (ec != std::errc() || ptr != end || !(s.exploration >= 0) || !std::isfinite(s.exploration))
+      bad(fmt::format("explorationfactor must be \"CV\" or a number >= 0, not \"{}\"", factor));
+  }
+  s.zeta = h.get_float("zeta");
+  s.skip_duplicate_after = static_cast<int>(h.get_int("skip_duplicate_after"));
+  const double discount = h.get_float("multi_af_discount_factor");
+  s.discount = discount > 0 ? discount : (s.method == Method::Multi ? 0.65 : 0.95);
+  s.required_improvement = h.get_float("multi_afs_required_improvement_factor");
+  const auto& names = h.get_string("multi_af_names");
+  for (std::size_t begin = 0; begin <= names.size();) {
+    const std::size_t end = std::min(names.find(',', begin), names.size());
+    const auto name = std::string_view(names).substr(begin, end - begin);
+    const auto af = acquisition_named(name);
+    if (!af) bad(fmt::format("multi_af_names: '{}' is not one of ei, poi, lcb, lcb-srinivas", name));
+    s.portfolio.push_back(*af);
+    begin = end + 1;
+  }
+  s.max_candidates = static_cast<std::size_t>(h.get_int("maxcandidates"));
+  s.max_observations = static_cast<std::size_t>(h.get_int("maxobservations"));
+  s.rotation = static_cast<std::size_t>(h.get_int("candidaterotation"));
+  return s;
+}
+
+}  // namespace
+
+StrategyInfo bayes_opt_info() {
+  using T = HyperparameterType;
+  return {"bayes_opt",
+          "Gaussian-process Bayesian optimisation (EI/PoI/LCB or adaptive portfolios) over the valid configurations",
+          {{"covariancekernel", T::String, Value(std::string("matern32")), {}, {}, {"matern32", "matern52", "rbf"},
+            "GP covariance: Matern nu=3/2, Matern nu=5/2 or squared exponential"},
+           {"covariancelengthscale", T::Float, Value(1.5), 0.0, {}, {},
+            "fixed kernel length scale (each parameter spans [0, 1])", /*min_exclusive=*/true},
+           {"method", T::String, Value(std::string("multi")), {}, {},
+            {"ei", "poi", "lcb", "lcb-srinivas", "multi", "multi-advanced", "multi-fast"},
+            "acquisition function, or a portfolio of multi_af_names"},
+           {"samplingmethod", T::String, Value(std::string("lhs")), {}, {}, {"lhs", "random"},
+            "initial sample: Latin hypercube or uniform random valid configurations"},
+           {"popsize", T::Int, Value(std::int64_t{20}), 1.0, {}, {}, "size of the initial sample"},
+           {"explorationfactor", T::String, Value(std::string("CV")), {}, {}, {},
+            "exploration of ei/poi (margin) and lcb (beta): \"CV\" (contextual variance) or a number >= 0"},
+           {"zeta", T::Float, Value(1.0), 0.0, {}, {}, "scale of the lcb-srinivas exploration schedule",
+            /*min_exclusive=*/true},
+           {"skip_duplicate_after", T::Int, Value(std::int64_t{5}), 1.0, {}, {},
+            "multi: retire an acquisition function after this many duplicate proposals in a row"},
+           {"multi_af_discount_factor", T::Float, Value(0.0), 0.0, 1.0, {},
+            "discount of older observations when ranking portfolio functions (0: 0.65 multi, 0.95 multi-advanced)"},
+           {"multi_afs_required_improvement_factor", T::Float, Value(0.1), 0.0, {}, {},
+            "multi-advanced: relative margin to skip a worse or promote a better acquisition function"},
+           {"multi_af_names", T::String, Value(std::string("ei,poi,lcb")), {}, {}, {},
+            "comma-separated acquisition functions of the portfolios"},
+           {"maxcandidates", T::Int, Value(std::int64_t{2048}), 1.0, {}, {},
+            "candidates scored per iteration: all unevaluated configurations up to this many, else a rotating pool"},
+           {"maxobservations", T::Int, Value(std::int64_t{200}), 2.0, {}, {},
+            "GP training-set cap; when full, refit on the best half and the most recent quarter"},
+           {"candidaterotation", T::Int, Value(std::int64_t{16}), 0.0, {}, {},
+            "pool members replaced by fresh random configurations per evaluation (subsampled pool only)"}},
+          [](const Hyperparameters& h) { return std::make_unique<BayesOpt>(settings_from(h)); }};
+}
+
+}  // namespace ktune::strategies

@@ -1,0 +1,271 @@
+#include "strategies/continuous_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <numbers>
+#include <stdexcept>
+
+#include <nlopt.h>
+
+#include "strategies/toolkit.hpp"
+
+namespace ktune::strategies {
+
+ContinuousView::ContinuousView(const SearchSpace& space, bool aware)
+    : space_(space), aware_(aware), epsilon_(space.epsilon()), full_(space.num_params(), 0.0) {
+  for (std::size_t p = 0; p < space.num_params(); ++p) {
+    // Aware: the true bounds, so no coordinate wanders where no valid configuration lives.
+    const double lo = aware ? space.lower_bound(p) * epsilon_ : 0.0;
+    const double hi = aware ? space.upper_bound(p) * epsilon_ : space.continuous_upper(p);
+    if (hi > lo) {
+      params_.push_back(p);
+      lower_.push_back(lo);
+      upper_.push_back(hi);
+    } else {
+      full_[p] = lo;
+    }
+  }
+}
+
+void ContinuousView::clip(std::span<double> x) const {
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::clamp(x[k], lower_[k], upper_[k]);
+}
+
+double ContinuousView::cost(std::span<const double> x, CostFunction& cost, Rng& rng,
+                            std::optional<std::size_t>* evaluated) {
+  for (std::size_t k = 0; k < params_.size(); ++k) full_[params_[k]] = x[k];
+  const Config config = space_.from_continuous(full_);
+  std::optional<std::size_t> index = space_.index_of(config);
+  if (!index && aware_) {
+    // Alg. 2: the neighbour closest to the point itself, which stays where it is.
+    index = repair(config, rng);
+    if (!index) index = repair_by_index_distance(space_, config, rng);
+  }
+  if (evaluated) *evaluated = index;
+  if (index) return cost(*index);
+  return cost(std::span<const std::uint32_t>(config));
+}
+
+const ContinuousView::RepairCandidates& ContinuousView::candidates(std::span<const std::uint32_t> config) {
+  std::uint64_t key = 1469598103934665603ull;  // FNV-1a over the value indices
+  for (std::uint32_t v : config) key = (key ^ v) * 1099511628211ull;
+  if (const auto it = repairs_.find(key); it != repairs_.end() && std::ranges::equal(it->second.config, config))
+    return it->second;
+  RepairCandidates entry{Config(config.begin(), config.end()), {}, {}};
+  for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
+    entry.indices = space_.neighbours(config, method);
+    if (!entry.indices.empty()) break;
+  }
+  entry.points.reserve(entry.indices.size() * full_.size());
+  for (std::size_t index : entry.indices)
+    for (std::size_t p = 0; p < full_.size(); ++p) entry.points.push_back(space_.value_index(index, p) * epsilon_);
+  // Bounded memory: forget everything when full (the cache only saves time, never changes a result).
+  constexpr std::size_t kMaxStored = std::size_t{1} << 22;
+  if (repairs_stored_ + entry.points.size() > kMaxStored) {
+    repairs_.clear();
+    repairs_stored_ = 0;
+  }
+  repairs_stored_ += entry.points.size() + config.size();
+  return repairs_.insert_or_assign(key, std::move(entry)).first->second;
+}
+
+std::optional<std::size_t> ContinuousView::repair(std::span<const std::uint32_t> config, Rng& rng) {
+  // repair_by_neighbours (strictly adjacent -> adjacent -> Hamming, the closest to the point), with the candidates
+  // and their points cached per invalid configuration: a swarm or local search repairs on almost every request.
+  const RepairCandidates& c = candidates(config);
+  if (c.indices.empty()) return std::nullopt;
+  const std::size_t d = full_.size();
+  ties_.clear();
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < c.indices.size(); ++j) {
+    const double* q = c.points.data() + j * d;
+    double dist = 0;
+    for (std::size_t p = 0; p < d; ++p) dist += (q[p] - full_[p]) * (q[p] - full_[p]);
+    if (dist < best) {
+      best = dist;
+      ties_.assign(1, c.indices[j]);
+    } else if (dist == best) {
+      ties_.push_back(c.indices[j]);
+    }
+  }
+  return ties_[ties_.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties_.size()))];
+}
+
+std::vector<double> ContinuousView::point_of(std::span<const std::uint32_t> config) const {
+  std::vector<double> x(params_.size());
+  for (std::size_t k = 0; k < params_.size(); ++k) x[k] = config[params_[k]] * epsilon_;
+  return x;
+}
+
+std::vector<double> ContinuousView::random_point(const CostFunction& cost, Rng& rng) const {
+  constexpr int kTries = 32;
+  if (aware_) {
+    const std::size_t n = space_.size();
+    for (int t = 0; t < kTries; ++t) {
+      const auto i = static_cast<std::size_t>(rng.below(n));
+      if (!cost.known(i)) return point_of(space_.config_at(i));
+    }
+    // Most of the space is known already: scan on from a random place (rare, and only when few are left).
+    const auto start = static_cast<std::size_t>(rng.below(n));
+    for (std::size_t s = 0; s < n; ++s)
+      if (const std::size_t i = (start + s) % n; !cost.known(i)) return point_of(space_.config_at(i));
+    return point_of(space_.config_at(start));
+  }
+  Config config = random_cartesian_config(space_, rng);
+  for (int t = 0; t < kTries; ++t) {
+    const auto index = space_.index_of(config);
+    if (!index || !cost.known(*index)) break;
+    config = random_cartesian_config(space_, rng);
+  }
+  return point_of(config);
+}
+
+std::vector<double> ContinuousView::uniform_point(Rng& rng) const {
+  std::vector<double> x(params_.size());
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = uniform(rng, lower_[k], upper_[k]);
+  return x;
+}
+
+double standard_normal(Rng& rng) {
+  const double u1 = 1.0 - rng.uniform01();  // (0, 1]
+  const double u2 = rng.uniform01();
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+HyperparameterSpec local_method_spec(const std::string& default_method) {
+  return {"method", HyperparameterType::String, Value(default_method), {}, {},
+          {"COBYLA", "Nelder-Mead", "Powell", "BOBYQA", "Subplex", "L-BFGS-B"},
+          "local minimiser (NLopt: Powell = PRAXIS, L-BFGS-B = LBFGS with one-grid-step finite differences)"};
+}
+
+LocalMethod parse_local_method(const std::string& name) {
+  if (name == "COBYLA") return LocalMethod::Cobyla;
+  if (name == "Nelder-Mead") return LocalMethod::NelderMead;
+  if (name == "Powell") return LocalMethod::Powell;
+  if (name == "BOBYQA") return LocalMethod::Bobyqa;
+  if (name == "Subplex") return LocalMethod::Subplex;
+  if (name == "L-BFGS-B") return LocalMethod::Lbfgsb;
+  throw std::invalid_argument("unknown local method '" + name + "'");
+}
+
+namespace {
+
+// What NLopt sees: failed and invalid configurations as a large finite value (their +inf / DBL_MAX would turn the
+// models of COBYLA and BOBYQA into NaNs).
+constexpr double kPenalty = 1e30;
+
+struct Objective {
+  ContinuousView& view;
+  CostFunction& cost;
+  Rng& rng;
+  nlopt_opt opt;
+  double step;
+  int calls_left;
+  int idle_limit;           // stop after this many calls in a row that evaluated nothing new
+  int idle = 0;
+  std::uint64_t evaluations = 0;
+  std::vector<double> best_x;
+  double best_cost;
+  std::exception_ptr error;
+  std::vector<double> probe;
+
+  double value(const double* x) {
+    const std::span<const double> point(x, view.dims());
+    const double c = view.cost(point, cost, rng);
+    if (c < best_cost) {
+      best_cost = c;
+      best_x.assign(point.begin(), point.end());
+    }
+    --calls_left;
+    idle = cost.evaluations() == evaluations ? idle + 1 : 0;
+    evaluations = cost.evaluations();
+    return std::isfinite(c) && c < CostFunction::kInvalidCost ? c : kPenalty;
+  }
+
+  double operator()(const double* x, double* grad) {
+    const double f = value(x);
+    if (grad) {
+      // Forward differences of one step (backward at the upper bound): the probe lands on the neighbouring value.
+      probe.assign(x, x + view.dims());
+      for (std::size_t k = 0; k < probe.size(); ++k) {
+        const double h = probe[k] + step <= view.upper()[k] ? step : -step;
+        probe[k] += h;
+        grad[k] = (value(probe.data()) - f) / h;
+        probe[k] = x[k];
+      }
+    }
+    return f;
+  }
+};
+
+double objective_trampoline(unsigned, const double* x, double* grad, void* data) {
+  auto& objective = *static_cast<Objective*>(data);
+  if (objective.error) return kPenalty;
+  try {
+    const double f = objective(x, grad);
+    // Converged on the grid: its probes only revisit known configurations (free, but they find nothing new).
+    if (objective.calls_left <= 0 || objective.idle >= objective.idle_limit) nlopt_force_stop(objective.opt);
+    return f;
+  } catch (...) {
+    // Never unwind through NLopt's C frames: stop it and rethrow after nlopt_optimize returns.
+    objective.error = std::current_exception();
+    nlopt_force_stop(objective.opt);
+    return kPenalty;
+  }
+}
+
+nlopt_algorithm algorithm_of(LocalMethod method) {
+  switch (method) {
+    case LocalMethod::NelderMead: return NLOPT_LN_NELDERMEAD;
+    case LocalMethod::Powell: return NLOPT_LN_PRAXIS;
+    case LocalMethod::Cobyla: return NLOPT_LN_COBYLA;
+    case LocalMethod::Bobyqa: return NLOPT_LN_BOBYQA;
+    case LocalMethod::Subplex: return NLOPT_LN_SBPLX;
+    case LocalMethod::Lbfgsb: return NLOPT_LD_LBFGS;
+  }
+  return NLOPT_LN_COBYLA;
+}
+
+}  // namespace
+
+LocalResult local_minimize(ContinuousView& view, CostFunction& cost, Rng& rng, LocalMethod method,
+                           std::vector<double> x0, int max_calls, double step) {
+  const std::size_t n = view.dims();
+  view.clip(x0);
+  // The start is always costed here, so every local search makes at least one request (the stall guard then sees
+  // a search that NLopt refuses to run).
+  LocalResult result{x0, view.cost(x0, cost, rng)};
+  if (n == 0 || max_calls <= 1) return result;
+
+  std::unique_ptr<nlopt_opt_s, void (*)(nlopt_opt)> opt(nlopt_create(algorithm_of(method), static_cast<unsigned>(n)),
+                                                        nlopt_destroy);
+  if (!opt) throw std::runtime_error("NLopt could not create the local optimiser");
+  // Calls in a row without a new evaluation after which the search counts as converged on the grid. PRAXIS probes
+  // with tiny steps for a long time before it moves, so it only stops at max_calls.
+  const int idle_limit = method == LocalMethod::Powell ? max_calls : static_cast<int>(n) + 4;
+  Objective objective{view, cost, rng, opt.get(), step, max_calls - 1, idle_limit, 0,
+                      cost.evaluations(), result.x, result.cost, nullptr, {}};
+  nlopt_set_lower_bounds(opt.get(), view.lower().data());
+  nlopt_set_upper_bounds(opt.get(), view.upper().data());
+  nlopt_set_min_objective(opt.get(), objective_trampoline, &objective);
+  nlopt_set_maxeval(opt.get(), std::max(1, method == LocalMethod::Lbfgsb ? (max_calls - 1) / static_cast<int>(n + 1)
+                                                                        : max_calls - 1));
+  // Steps below a fraction of a grid step only revisit the same configuration.
+  nlopt_set_xtol_abs1(opt.get(), 0.05 * view.epsilon());
+  std::vector<double> initial_step(n);
+  for (std::size_t k = 0; k < n; ++k) initial_step[k] = std::min(step, view.upper()[k] - view.lower()[k]);
+  nlopt_set_initial_step(opt.get(), initial_step.data());
+  // PRAXIS draws from NLopt's own generator: seed it from ours so a seed still reproduces the run.
+  if (method == LocalMethod::Powell) nlopt_srand(static_cast<unsigned long>(rng.next()));
+  if (method == LocalMethod::Lbfgsb) nlopt_set_vector_storage(opt.get(), 5);
+
+  double f = 0;
+  nlopt_optimize(opt.get(), x0.data(), &f);  // failure codes (round-off, ...) just end this local search
+  if (objective.error) std::rethrow_exception(objective.error);
+  return {std::move(objective.best_x), objective.best_cost};
+}
+
+}  // namespace ktune::strategies

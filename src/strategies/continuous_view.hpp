@@ -1,0 +1,88 @@
+#pragma once
+// The continuous view shared by the swarm (pso, firefly_algorithm) and scipy-style strategies (minimize,
+// basinhopping, dual_annealing): a point of the epsilon space is snapped to value indices, repaired to the
+// Euclidean-closest valid neighbour when constraint aware (Alg. 2), and costed. Also the NLopt-based local search.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ktune/rng.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/cost_function.hpp"
+#include "ktune/tuning/hyperparameters.hpp"
+
+namespace ktune::strategies {
+
+class ContinuousView {
+ public:
+  // Aware: the box of the true bounds of the valid space, invalid snaps repaired. Unaware: the whole Cartesian box,
+  // invalid snaps cost CostFunction::kInvalidCost (no evaluation, no budget). Only parameters that can vary are
+  // coordinates (dims()); the others stay at their single value.
+  ContinuousView(const SearchSpace& space, bool aware);
+
+  const SearchSpace& space() const { return space_; }
+  bool aware() const { return aware_; }
+  std::size_t dims() const { return params_.size(); }
+  double epsilon() const { return epsilon_; }
+  std::span<const double> lower() const { return lower_; }
+  std::span<const double> upper() const { return upper_; }
+  void clip(std::span<double> x) const;
+
+  // The cost of point x (dims() coordinates); `evaluated` receives the configuration costed (nullopt: invalid,
+  // unaware). Lets BudgetExhausted pass.
+  double cost(std::span<const double> x, CostFunction& cost, Rng& rng, std::optional<std::size_t>* evaluated = nullptr);
+  // The point of a configuration (value indices).
+  std::vector<double> point_of(std::span<const std::uint32_t> config) const;
+  // A restart point: a random configuration, not yet evaluated if one is found cheaply (aware: valid; unaware: from
+  // the Cartesian product).
+  std::vector<double> random_point(const CostFunction& cost, Rng& rng) const;
+  // A uniformly random point of the box.
+  std::vector<double> uniform_point(Rng& rng) const;
+
+ private:
+  const SearchSpace& space_;
+  bool aware_;
+  double epsilon_;
+  std::vector<std::size_t> params_;  // coordinate k is parameter params_[k]
+  std::vector<double> lower_, upper_;
+  struct RepairCandidates {
+    Config config;                     // the invalid configuration
+    std::vector<std::size_t> indices;  // its neighbours by the first non-empty method
+    std::vector<double> points;        // their continuous points, row by row
+  };
+  const RepairCandidates& candidates(std::span<const std::uint32_t> config);
+  std::optional<std::size_t> repair(std::span<const std::uint32_t> config, Rng& rng);
+
+  std::vector<double> full_;         // scratch: the full continuous point
+  std::vector<std::size_t> ties_;    // scratch: equally close repair candidates
+  std::unordered_map<std::uint64_t, RepairCandidates> repairs_;  // by a hash of the invalid configuration
+  std::size_t repairs_stored_ = 0;
+};
+
+// A standard normal deviate (Box-Muller from the ktune generator, so it is reproducible).
+double standard_normal(Rng& rng);
+
+// The derivative-free local optimisers of NLopt offered for scipy's `method` (the gradient one by finite differences
+// of one grid step, like scipy's `eps`).
+enum class LocalMethod { NelderMead, Powell, Cobyla, Bobyqa, Subplex, Lbfgsb };
+// `method` with the given default: "COBYLA", "Nelder-Mead", "Powell" (NLopt PRAXIS, Brent's principal-axis variant
+// of Powell's method), "BOBYQA", "Subplex", "L-BFGS-B" (NLopt LBFGS with finite differences).
+HyperparameterSpec local_method_spec(const std::string& default_method);
+LocalMethod parse_local_method(const std::string& name);
+
+struct LocalResult {
+  std::vector<double> x;  // the best point met
+  double cost;            // its cost (kInvalidCost/inf if nothing better was met)
+};
+
+// One local minimisation from x0 by `method` with at most `max_calls` objective calls (memoised revisits included)
+// and initial steps of `step` (a multiple of epsilon, so probes reach neighbouring values). BudgetExhausted thrown in
+// the objective is carried across NLopt's C code and rethrown here.
+LocalResult local_minimize(ContinuousView& view, CostFunction& cost, Rng& rng, LocalMethod method,
+                           std::vector<double> x0, int max_calls, double step);
+
+}  // namespace ktune::strategies

@@ -1,0 +1,117 @@
+// firefly_algorithm: Yang's firefly algorithm in the continuous epsilon view (Kernel Tuner's firefly_algorithm), each
+// move costed at once, invalid snaps repaired like pso. Fixes to Kernel Tuner's version: the brightest firefly, which
+// no other attracts, takes a random step instead of standing still (otherwise the swarm collapses onto it and only
+// revisits), and the swarm restarts from fresh, preferably unevaluated, positions after maxiter generations.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "strategies/continuous_view.hpp"
+#include "strategies/strategy_infos.hpp"
+#include "strategies/toolkit.hpp"
+
+namespace ktune::strategies {
+namespace {
+
+// A converged swarm only revisits: restart it after this many idle generations.
+constexpr int kIdleGenerations = 5;
+
+struct FireflySettings {
+  int popsize, maxiter;
+  double b0, gamma, alpha;
+  bool aware;
+};
+
+class Firefly final : public Strategy {
+ public:
+  explicit Firefly(FireflySettings s) : s_(s) {}
+
+  void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
+    ContinuousView view(space, s_.aware);
+    const std::size_t d = view.dims();
+    if (d == 0) {
+      if (space.size() > 0) cost(std::size_t{0});
+      return;
+    }
+    const auto n = static_cast<std::size_t>(s_.popsize);
+    std::vector<std::vector<double>> x(n);
+    std::vector<double> score(n);
+    std::vector<std::size_t> order(n);
+    auto random_step = [&](std::vector<double>& p) {
+      for (std::size_t k = 0; k < d; ++k) p[k] += s_.alpha * (view.upper()[k] - view.lower()[k]) * uniform(rng, -0.5, 0.5);
+      view.clip(p);
+    };
+    for (;;) {  // one swarm per pass
+      for (std::size_t i = 0; i < n; ++i) {
+        x[i] = view.random_point(cost, rng);
+        score[i] = view.cost(x[i], cost, rng);
+      }
+      std::uint64_t evaluations = cost.evaluations();
+      int idle = 0;  // generations in a row without a new evaluation: the swarm has converged
+      for (int generation = 0; generation < s_.maxiter && idle < kIdleGenerations; ++generation) {
+        for (std::size_t i = 0; i < n; ++i) {
+          bool attracted = false;
+          for (std::size_t j = 0; j < n; ++j) {
+            if (!(score[j] < score[i])) continue;  // only brighter (lower cost) fireflies attract
+            attracted = true;
+            double d2 = 0;
+            for (std::size_t k = 0; k < d; ++k) d2 += (x[j][k] - x[i][k]) * (x[j][k] - x[i][k]);
+            const double beta = s_.b0 * std::exp(-s_.gamma * d2);
+            for (std::size_t k = 0; k < d; ++k) x[i][k] += beta * (x[j][k] - x[i][k]);
+            random_step(x[i]);
+            score[i] = view.cost(x[i], cost, rng);
+          }
+          if (!attracted) {
+            // The brightest explores around itself and keeps the move only if it stays the brightest.
+            std::vector<double> trial = x[i];
+            random_step(trial);
+            const double c = view.cost(trial, cost, rng);
+            if (c <= score[i]) {
+              x[i] = std::move(trial);
+              score[i] = c;
+            }
+          }
+        }
+        // Brightest first, as Kernel Tuner sorts the swarm after each generation.
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+        std::vector<std::vector<double>> sorted_x(n);
+        std::vector<double> sorted_score(n);
+        for (std::size_t r = 0; r < n; ++r) {
+          sorted_x[r] = std::move(x[order[r]]);
+          sorted_score[r] = score[order[r]];
+        }
+        x = std::move(sorted_x);
+        score = std::move(sorted_score);
+        idle = cost.evaluations() == evaluations ? idle + 1 : 0;
+        evaluations = cost.evaluations();
+      }
+    }
+  }
+
+ private:
+  FireflySettings s_;
+};
+
+}  // namespace
+
+StrategyInfo firefly_algorithm_info() {
+  return {"firefly_algorithm",
+          "firefly algorithm in the continuous view, invalid snaps repaired to the closest valid neighbour",
+          {{"popsize", HyperparameterType::Int, Value(20), 1.0, {}, {}, "number of fireflies"},
+           {"maxiter", HyperparameterType::Int, Value(100), 1.0, {}, {}, "generations before the swarm restarts"},
+           {"B0", HyperparameterType::Float, Value(1.0), 0.0, {}, {}, "attractiveness at distance zero"},
+           {"gamma", HyperparameterType::Float, Value(1.0), 0.0, {}, {}, "light absorption: how fast attraction fades"},
+           {"alpha", HyperparameterType::Float, Value(0.2), 0.0, {}, {},
+            "random step, as a fraction of each coordinate's range"},
+           constraint_aware_spec()},
+          [](const Hyperparameters& h) {
+            return std::make_unique<Firefly>(FireflySettings{static_cast<int>(h.get_int("popsize")),
+                                                             static_cast<int>(h.get_int("maxiter")),
+                                                             h.get_float("B0"), h.get_float("gamma"),
+                                                             h.get_float("alpha"), h.get_bool("constraint_aware")});
+          }};
+}
+
+}  // namespace ktune::strategies

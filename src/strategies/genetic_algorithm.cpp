@@ -1,0 +1,281 @@
+// genetic_algorithm: Kernel Tuner's GA (rank selection, four crossovers, Hamming mutation, neighbour repair) on value
+// index vectors, plus elitism and restarts: after maxiter generations, or once generations stop producing new
+// configurations, it starts again from a fresh population of configurations not yet evaluated.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+
+#include "ktune/rng.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/cost_function.hpp"
+#include "strategies/strategy_infos.hpp"
+#include "strategies/toolkit.hpp"
+
+namespace ktune::strategies {
+namespace {
+
+enum class Crossover { SinglePoint, TwoPoint, Uniform, DisruptiveUniform };
+
+Crossover parse_crossover(const std::string& name) {
+  if (name == "two_point") return Crossover::TwoPoint;
+  if (name == "uniform") return Crossover::Uniform;
+  if (name == "disruptive_uniform") return Crossover::DisruptiveUniform;
+  return Crossover::SinglePoint;
+}
+
+struct Settings {
+  std::size_t popsize = 26;
+  std::size_t maxiter = 90;
+  Crossover crossover = Crossover::SinglePoint;
+  std::size_t mutation_chance = 55;
+  std::size_t elitism = 1;
+  bool lhs = false;
+  bool constraint_aware = true;
+};
+
+struct Individual {
+  Config genes;
+  std::optional<std::size_t> index;  // nullopt: not a valid configuration (constraint-unaware only)
+  double cost = 0;
+};
+
+// Generations in a row without a new evaluation after which the population counts as converged.
+constexpr std::size_t kStagnantGenerations = 3;
+
+class GeneticAlgorithm final : public Strategy {
+ public:
+  explicit GeneticAlgorithm(Settings s) : s_(s) {}
+
+  void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
+    if (space.size() == 0) return;
+    // Kernel Tuner shrinks an oversized population for small spaces the same way.
+    std::size_t popsize = s_.popsize;
+    if (popsize > space.size() / 2)
+      popsize = std::min(popsize, std::max<std::size_t>(
+                                      2, static_cast<std::size_t>(std::lround(3.0 * static_cast<double>(space.size()) /
+                                                                              static_cast<double>(s_.maxiter)))));
+    popsize = std::min(popsize, space.size());
+    for (;;) {  // restarts until the budget ends
+      auto population = initial_population(space, cost, rng, popsize);
+      std::size_t stagnant = 0;
+      for (std::size_t generation = 0; generation < s_.maxiter; ++generation) {
+        const auto before = cost.evaluations();
+        evaluate(cost, population);
+        std::stable_sort(population.begin(), population.end(),
+                         [](const Individual& a, const Individual& b) { return a.cost < b.cost; });
+        stagnant = cost.evaluations() == before ? stagnant + 1 : 0;
+        if (stagnant >= kStagnantGenerations) break;
+        population = next_generation(space, cost, rng, population, popsize);
+      }
+    }
+  }
+
+ private:
+  Individual make(const SearchSpace& space, Config genes) const {
+    Individual ind;
+    ind.index = space.index_of(genes);
+    ind.genes = std::move(genes);
+    return ind;
+  }
+
+  static bool contains(const std::vector<Individual>& population, const Config& genes) {
+    return std::any_of(population.begin(), population.end(), [&](const Individual& i) { return i.genes == genes; });
+  }
+
+  // A valid configuration not evaluated yet if one is found quickly (restarts should explore), else any.
+  static std::size_t fresh_index(const SearchSpace& space, const CostFunction& cost, Rng& rng) {
+    const std::size_t n = space.size();
+    for (int attempt = 0; attempt < 32; ++attempt) {
+      const auto i = static_cast<std::size_t>(rng.below(n));
+      if (!cost.known(i)) return i;
+    }
+    // Nearly everything is known: walk from a random place to the next unknown one.
+    const auto start = static_cast<std::size_t>(rng.below(n));
+    for (std::size_t k = 0; k < n; ++k)
+      if (!cost.known((start + k) % n)) return (start + k) % n;
+    return start;
+  }
+
+  Config fresh_genes(const SearchSpace& space, const CostFunction& cost, Rng& rng) const {
+    if (s_.constraint_aware) return space.config_at(fresh_index(space, cost, rng));
+    // Classic: the Cartesian product; a few redraws avoid configurations already evaluated.
+    Config genes = random_cartesian_config(space, rng);
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      const auto index = space.index_of(genes);
+      if (!index || !cost.known(*index)) break;
+      genes = random_cartesian_config(space, rng);
+    }
+    return genes;
+  }
+
+  void fill(const SearchSpace& space, const CostFunction& cost, Rng& rng, std::vector<Individual>& population,
+            std::size_t popsize) const {
+    // Distinct members; bounded attempts because a tiny space may not have popsize of them left to offer.
+    for (std::size_t attempt = 0; population.size() < popsize && attempt < 20 * popsize; ++attempt) {
+      auto genes = fresh_genes(space, cost, rng);
+      if (!contains(population, genes)) population.push_back(make(space, std::move(genes)));
+    }
+  }
+
+  std::vector<Individual> initial_population(const SearchSpace& space, const CostFunction& cost, Rng& rng,
+                                             std::size_t popsize) const {
+    std::vector<Individual> population;
+    if (s_.constraint_aware && s_.lhs) {
+      for (std::size_t index : space.lhs_sample(popsize, rng)) {
+        // A restart should explore: replace sampled points that are known already.
+        auto genes = space.config_at(cost.known(index) ? fresh_index(space, cost, rng) : index);
+        if (!contains(population, genes)) population.push_back(make(space, std::move(genes)));
+      }
+    }
+    fill(space, cost, rng, population, popsize);
+    return population;
+  }
+
+  // One batch for the valid members (a parallel evaluator measures them together); invalid ones get the penalty.
+  static void evaluate(CostFunction& cost, std::vector<Individual>& population) {
+    std::vector<std::size_t> batch, slots;
+    for (std::size_t i = 0; i < population.size(); ++i) {
+      if (population[i].index) {
+        batch.push_back(*population[i].index);
+        slots.push_back(i);
+      } else {
+        population[i].cost = cost(std::span<const std::uint32_t>(population[i].genes));
+      }
+    }
+    std::vector<double> costs(batch.size());
+    cost(batch, costs);
+    for (std::size_t k = 0; k < slots.size(); ++k) population[slots[k]].cost = costs[k];
+  }
+
+  // Rank-based selection as Kernel Tuner: index int(Beta(1, 2.5) * popsize) of the population sorted best first.
+  static std::size_t rank_select(std::size_t size, Rng& rng) {
+    const double x = 1.0 - std::pow(1.0 - rng.uniform01(), 1.0 / 2.5);
+    return std::min(size - 1, static_cast<std::size_t>(x * static_cast<double>(size)));
+  }
+
+  std::pair<Config, Config> crossover(const Config& a, const Config& b, Rng& rng) const {
+    const std::size_t d = a.size();
+    Config x = a, y = b;
+    auto swap_range = [&](std::size_t from, std::size_t to) {
+      for (std::size_t p = from; p < to; ++p) std::swap(x[p], y[p]);
+    };
+    switch (s_.crossover) {
+      case Crossover::SinglePoint:
+        // A cut strictly inside, so the children are not copies of their parents.
+        if (d >= 2) swap_range(1 + static_cast<std::size_t>(rng.below(d - 1)), d);
+        break;
+      case Crossover::TwoPoint:
+        if (d >= 3) {
+          std::size_t c1 = 1 + static_cast<std::size_t>(rng.below(d - 1));
+          std::size_t c2 = 1 + static_cast<std::size_t>(rng.below(d - 2));
+          if (c2 >= c1) ++c2;
+          if (c1 > c2) std::swap(c1, c2);
+          swap_range(c1, c2);
+        } else if (d == 2) {
+          swap_range(1, 2);
+        }
+        break;
+      case Crossover::Uniform:
+        for (std::size_t p = 0; p < d; ++p)
+          if (rng.below(2) == 1) std::swap(x[p], y[p]);
+        break;
+      case Crossover::DisruptiveUniform: {
+        // Swap half of the differing genes (rounded up), so both children differ from both parents.
+        std::vector<std::size_t> differing;
+        for (std::size_t p = 0; p < d; ++p)
+          if (a[p] != b[p]) differing.push_back(p);
+        const std::size_t swaps = (differing.size() + 1) / 2;
+        for (std::size_t k = 0; k < swaps; ++k) {
+          const std::size_t j = k + static_cast<std::size_t>(rng.below(differing.size() - k));
+          std::swap(differing[k], differing[j]);
+          std::swap(x[differing[k]], y[differing[k]]);
+        }
+        break;
+      }
+    }
+    return {std::move(x), std::move(y)};
+  }
+
+  // Each gene changes with probability 1/mutation_chance: to a random valid Hamming neighbour differing in that
+  // gene (constraint-aware), or to a random other value (classic).
+  void mutate(const SearchSpace& space, Config& genes, Rng& rng) const {
+    for (std::size_t p = 0; p < genes.size(); ++p) {
+      if (rng.below(s_.mutation_chance) != 0) continue;
+      const std::size_t values = space.param_values(p).size();
+      if (values < 2) continue;
+      if (!s_.constraint_aware) {
+        auto v = static_cast<std::uint32_t>(rng.below(values - 1));
+        genes[p] = v >= genes[p] ? v + 1 : v;
+        continue;
+      }
+      std::vector<std::size_t> options;
+      for (std::size_t n : space.neighbours(genes, NeighbourMethod::Hamming))
+        if (space.value_index(n, p) != genes[p]) options.push_back(n);
+      if (!options.empty()) genes[p] = space.value_index(options[rng.below(options.size())], p);
+    }
+  }
+
+  std::vector<Individual> next_generation(const SearchSpace& space, const CostFunction& cost, Rng& rng,
+                                          const std::vector<Individual>& sorted, std::size_t popsize) const {
+    std::vector<Individual> next;
+    // Elitism (Kernel Tuner has none): the best survive unchanged; they are known, so keeping them is free.
+    for (std::size_t i = 0; i < std::min(s_.elitism, sorted.size()); ++i) next.push_back(sorted[i]);
+    if (sorted.size() >= 2) {
+      for (std::size_t attempt = 0; next.size() < popsize && attempt < 10 * popsize; ++attempt) {
+        const std::size_t i = rank_select(sorted.size(), rng);
+        std::size_t j = rank_select(sorted.size(), rng);
+        for (int redraw = 0; j == i && redraw < 100; ++redraw) j = rank_select(sorted.size(), rng);
+        if (j == i) j = (i + 1) % sorted.size();
+        auto [x, y] = crossover(sorted[i].genes, sorted[j].genes, rng);
+        for (Config* child : {&x, &y}) {
+          if (next.size() >= popsize) break;
+          if (s_.constraint_aware && !space.is_valid(*child)) {
+            const auto repaired = repair_by_neighbours(space, *child, {}, rng);
+            if (!repaired) continue;
+            *child = space.config_at(*repaired);
+          }
+          mutate(space, *child, rng);
+          if (!contains(next, *child)) next.push_back(make(space, std::move(*child)));
+        }
+      }
+    }
+    // Too few distinct children (a converged population): top up with fresh configurations.
+    fill(space, cost, rng, next, popsize);
+    return next;
+  }
+
+  Settings s_;
+};
+
+}  // namespace
+
+StrategyInfo genetic_algorithm_info() {
+  return {"genetic_algorithm",
+          "genetic algorithm with rank selection, crossover, Hamming mutation, repair, elitism and restarts",
+          {{"popsize", HyperparameterType::Int, Value(26), 2.0, {}, {}, "individuals per generation"},
+           {"maxiter", HyperparameterType::Int, Value(90), 1.0, {}, {},
+            "generations before restarting from a fresh population"},
+           {"method", HyperparameterType::String, Value(std::string("single_point")), {}, {},
+            {"single_point", "two_point", "uniform", "disruptive_uniform"}, "crossover method"},
+           {"mutation_chance", HyperparameterType::Int, Value(55), 1.0, {}, {},
+            "each gene mutates with probability 1/mutation_chance"},
+           {"elitism", HyperparameterType::Int, Value(1), 0.0, {}, {},
+            "best individuals copied unchanged into the next generation"},
+           {"sampling", HyperparameterType::String, Value(std::string("lhs")), {}, {}, {"random", "lhs"},
+            "initial population of valid configurations: uniform random or Latin hypercube (Kernel Tuner: random)"},
+           constraint_aware_spec()},
+          [](const Hyperparameters& h) {
+            Settings s;
+            s.popsize = static_cast<std::size_t>(h.get_int("popsize"));
+            s.maxiter = static_cast<std::size_t>(h.get_int("maxiter"));
+            s.crossover = parse_crossover(h.get_string("method"));
+            s.mutation_chance = static_cast<std::size_t>(h.get_int("mutation_chance"));
+            s.elitism = static_cast<std::size_t>(h.get_int("elitism"));
+            s.lhs = h.get_string("sampling") == "lhs";
+            s.constraint_aware = h.get_bool("constraint_aware");
+            return std::make_unique<GeneticAlgorithm>(s);
+          }};
+}
+
+}  // namespace ktune::strategies

@@ -1,0 +1,50 @@
+// minimize: a local minimiser (scipy.optimize.minimize in Kernel Tuner) on the continuous epsilon view, restarted
+// from a fresh, preferably unevaluated, random configuration whenever it converges or reaches maxiter. NLopt's
+// derivative-free methods stand in for scipy's; initial steps of one grid step make probes reach neighbouring values.
+#include "strategies/continuous_view.hpp"
+#include "strategies/strategy_infos.hpp"
+#include "strategies/toolkit.hpp"
+
+namespace ktune::strategies {
+namespace {
+
+class Minimize final : public Strategy {
+ public:
+  Minimize(LocalMethod method, int maxiter, double step, bool aware)
+      : method_(method), maxiter_(maxiter), step_(step), aware_(aware) {}
+
+  void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
+    ContinuousView view(space, aware_);
+    if (view.dims() == 0) {
+      if (space.size() > 0) cost(std::size_t{0});
+      return;
+    }
+    for (;;) local_minimize(view, cost, rng, method_, view.random_point(cost, rng), maxiter_, step_ * view.epsilon());
+  }
+
+ private:
+  LocalMethod method_;
+  int maxiter_;
+  double step_;
+  bool aware_;
+};
+
+}  // namespace
+
+StrategyInfo minimize_info() {
+  return {"minimize",
+          "restarted local minimiser (NLopt derivative-free methods) on the continuous view, snapping to valid configurations",
+          {local_method_spec("COBYLA"),
+           {"maxiter", HyperparameterType::Int, Value(100), 2.0, {}, {},
+            "objective calls of one local search before it restarts"},
+           {"step", HyperparameterType::Float, Value(1.0), 0.0, {}, {}, "initial step, in grid steps (epsilon)",
+            /*min_exclusive=*/true},
+           constraint_aware_spec()},
+          [](const Hyperparameters& h) {
+            return std::make_unique<Minimize>(parse_local_method(h.get_string("method")),
+                                              static_cast<int>(h.get_int("maxiter")), h.get_float("step"),
+                                              h.get_bool("constraint_aware"));
+          }};
+}
+
+}  // namespace ktune::strategies

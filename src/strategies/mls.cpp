@@ -1,0 +1,43 @@
+// mls: multi-start best-improvement hill climbing (Kernel Tuner's mls: greedy_mls with restart=false).
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/cost_function.hpp"
+#include "strategies/local_search.hpp"
+#include "strategies/strategy_infos.hpp"
+#include "strategies/toolkit.hpp"
+
+namespace ktune::strategies {
+namespace {
+
+class Mls final : public Strategy {
+ public:
+  explicit Mls(const Hyperparameters& h)
+      : method_(neighbour_method(h)), aware_(h.get_bool("constraint_aware")) {
+    options_.first_improvement = h.get_bool("restart");
+    options_.randomize = h.get_bool("randomize");
+  }
+  void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
+    LocalMoves moves(space, cost, rng, method_, aware_);
+    multi_start_local_search(moves, options_, rng);
+  }
+
+ private:
+  NeighbourMethod method_;
+  bool aware_;
+  ClimbOptions options_;
+};
+
+}  // namespace
+
+StrategyInfo mls_info() {
+  return {"mls",
+          "multi-start local search: best-improvement hill climbing from random unevaluated starts",
+          {neighbour_spec("Hamming"),
+           {"restart", HyperparameterType::Bool, Value(false), {}, {}, {},
+            "move to the first improving neighbour (false: to the best of the whole neighbourhood)"},
+           {"randomize", HyperparameterType::Bool, Value(true), {}, {}, {},
+            "scan neighbours in random order (false: parameter by parameter in declared order)"},
+           constraint_aware_spec()},
+          [](const Hyperparameters& h) { return std::make_unique<Mls>(h); }};
+}
+
+}  // namespace ktune::strategies

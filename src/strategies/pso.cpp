@@ -1,0 +1,103 @@
+// pso: particle swarm optimisation in the continuous epsilon view (Kernel Tuner's pso). A particle is costed at its
+// snapped configuration; constraint aware, an invalid snap is repaired to the closest valid neighbour without moving
+// the particle. The swarm restarts from fresh, preferably unevaluated, positions when maxiter is reached.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "strategies/continuous_view.hpp"
+#include "strategies/strategy_infos.hpp"
+#include "strategies/toolkit.hpp"
+
+namespace ktune::strategies {
+namespace {
+
+// A converged swarm only revisits (free, but slow and pointless): restart it after this many idle iterations.
+constexpr int kIdleIterations = 10;
+
+struct PsoSettings {
+  int popsize, maxiter;
+  double w, c1, c2;
+  bool aware;
+};
+
+class Pso final : public Strategy {
+ public:
+  explicit Pso(PsoSettings s) : s_(s) {}
+
+  void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
+    ContinuousView view(space, s_.aware);
+    const std::size_t d = view.dims();
+    if (d == 0) {  // a single configuration
+      if (space.size() > 0) cost(std::size_t{0});
+      return;
+    }
+    // Kernel Tuner: never more particles than half the space.
+    const auto n = static_cast<std::size_t>(
+        std::max<long long>(1, std::min<long long>(s_.popsize, std::llround(space.size() / 2.0))));
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    std::vector<std::vector<double>> x(n), v(n), best_x(n);
+    std::vector<double> best_cost(n);
+    for (;;) {  // one swarm per pass
+      for (std::size_t i = 0; i < n; ++i) {
+        x[i] = view.random_point(cost, rng);
+        v[i].resize(d);
+        for (auto& vk : v[i]) vk = uniform(rng, -1.0, 1.0);
+        best_x[i] = x[i];
+        best_cost[i] = kInf;
+      }
+      std::vector<double> global_x = x[0];
+      double global_cost = kInf;
+      std::uint64_t evaluations = cost.evaluations();
+      int idle = 0;  // iterations in a row without a new evaluation: the swarm has converged
+      for (int iteration = 0; iteration < s_.maxiter && idle < kIdleIterations; ++iteration) {
+        for (std::size_t i = 0; i < n; ++i) {
+          const double c = view.cost(x[i], cost, rng);
+          if (c < best_cost[i]) {
+            best_cost[i] = c;
+            best_x[i] = x[i];
+          }
+          if (c <= global_cost) {
+            global_cost = c;
+            global_x = x[i];
+          }
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+          // Scalar r1, r2 per particle, as Kernel Tuner.
+          const double r1 = rng.uniform01(), r2 = rng.uniform01();
+          for (std::size_t k = 0; k < d; ++k) {
+            v[i][k] = s_.w * v[i][k] + s_.c1 * r1 * (best_x[i][k] - x[i][k]) + s_.c2 * r2 * (global_x[k] - x[i][k]);
+            x[i][k] += v[i][k];
+          }
+          view.clip(x[i]);
+        }
+        idle = cost.evaluations() == evaluations ? idle + 1 : 0;
+        evaluations = cost.evaluations();
+      }
+    }
+  }
+
+ private:
+  PsoSettings s_;
+};
+
+}  // namespace
+
+StrategyInfo pso_info() {
+  return {"pso",
+          "particle swarm optimisation in the continuous view, invalid snaps repaired to the closest valid neighbour",
+          {{"popsize", HyperparameterType::Int, Value(50), 1.0, {}, {}, "number of particles"},
+           {"maxiter", HyperparameterType::Int, Value(190), 1.0, {}, {}, "iterations before the swarm restarts"},
+           {"w", HyperparameterType::Float, Value(0.5), 0.0, {}, {}, "inertia weight of the velocity"},
+           {"c1", HyperparameterType::Float, Value(3.5), 0.0, {}, {}, "attraction to the particle's own best"},
+           {"c2", HyperparameterType::Float, Value(1.0), 0.0, {}, {}, "attraction to the swarm's best"},
+           constraint_aware_spec()},
+          [](const Hyperparameters& h) {
+            return std::make_unique<Pso>(PsoSettings{static_cast<int>(h.get_int("popsize")),
+                                                     static_cast<int>(h.get_int("maxiter")), h.get_float("w"),
+                                                     h.get_float("c1"), h.get_float("c2"),
+                                                     h.get_bool("constraint_aware")});
+          }};
+}
+
+}  // namespace ktune::strategies

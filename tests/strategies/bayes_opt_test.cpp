@@ -1,0 +1,277 @@
+// bayes_opt and its Gaussian process: exact posteriors from the incremental factorisation, every acquisition
+// method, failures, the subsampled candidate pool, the training-set cap and every hyperparameter declared.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "fake_evaluator.hpp"
+#include "ktune/problem.hpp"
+#include "ktune/rng.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/tune.hpp"
+#include "strategies/gaussian_process.hpp"
+
+namespace ktune {
+namespace {
+
+using strategies::CovarianceKernel;
+using strategies::GaussianProcess;
+using testing::FakeEvaluator;
+
+// --- Gaussian process ---------------------------------------------------------------------------------------------
+
+std::vector<double> point(Rng& rng, std::size_t d) {
+  std::vector<double> x(d);
+  for (auto& v : x) v = rng.uniform01();
+  return x;
+}
+
+// The textbook posterior from a fresh dense Cholesky solve (plain loops: Eigen is private to the library).
+void reference_posterior(const GaussianProcess& gp, const std::vector<std::vector<double>>& xs,
+                         const std::vector<double>& y, const std::vector<std::vector<double>>& cs, double noise,
+                         std::vector<double>& mean, std::vector<double>& sd) {
+  const std::size_t n = xs.size();
+  std::vector<std::vector<double>> l(n, std::vector<double>(n, 0.0));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      double s = gp.kernel(xs[i].data(), xs[j].data()) + (i == j ? noise : 0.0);
+      for (std::size_t k = 0; k < j; ++k) s -= l[i][k] * l[j][k];
+      l[i][j] = i == j ? std::sqrt(s) : s / l[j][j];
+    }
+  auto forward = [&](std::vector<double> b) {  // L^-1 b
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t k = 0; k < i; ++k) b[i] -= l[i][k] * b[k];
+      b[i] /= l[i][i];
+    }
+    return b;
+  };
+  const auto z = forward(y);
+  mean.clear();
+  sd.clear();
+  for (const auto& c : cs) {
+    std::vector<double> kc(n);
+    for (std::size_t i = 0; i < n; ++i) kc[i] = gp.kernel(xs[i].data(), c.data());
+    const auto v = forward(kc);
+    double m = 0, explained = 0;
+    for (std::size_t i = 0; i < n; ++i) m += v[i] * z[i], explained += v[i] * v[i];
+    mean.push_back(m);
+    sd.push_back(std::sqrt(std::max(1.0 - explained, 1e-12)));
+  }
+}
+
+TEST(GaussianProcess, IncrementalPosteriorEqualsAFreshSolveForEveryKernel) {
+  for (auto kernel : {CovarianceKernel::Matern32, CovarianceKernel::Matern52, CovarianceKernel::Rbf}) {
+    Rng rng(7);
+    const std::size_t d = 3;
+    const double noise = 1e-4;
+    GaussianProcess gp(kernel, 0.4, d, 30, 50, noise);
+    std::vector<std::vector<double>> xs, cs;
+    std::vector<double> y;
+    // Candidates before and after points, and removals, in an interleaved order.
+    for (int i = 0; i < 20; ++i) {
+      cs.push_back(point(rng, d));
+      gp.add_candidate(cs.back());
+    }
+    for (int i = 0; i < 25; ++i) {
+      xs.push_back(point(rng, d));
+      y.push_back(std::sin(5 * xs.back()[0]) + xs.back()[1]);
+      gp.add_point(xs.back());
+      if (i % 3 == 0) {
+        cs.push_back(point(rng, d));
+        gp.add_candidate(cs.back());
+      }
+      if (i % 4 == 1) {  // the last candidate moves into the removed slot
+        gp.remove_candidate(2);
+        cs[2] = cs.back();
+        cs.pop_back();
+      }
+    }
+    ASSERT_EQ(gp.candidates(), cs.size());
+    std::vector<double> mean, sd, ref_mean, ref_sd;
+    gp.predict(y, mean, sd);
+    reference_posterior(gp, xs, y, cs, noise, ref_mean, ref_sd);
+    for (std::size_t j = 0; j < cs.size(); ++j) {
+      EXPECT_NEAR(mean[j], ref_mean[j], 1e-7) << j;
+      EXPECT_NEAR(sd[j], ref_sd[j], 1e-6) << j;
+    }
+  }
+}
+
+TEST(GaussianProcess, InterpolatesItsPointsAndFallsBackToThePriorFarAway) {
+  GaussianProcess gp(CovarianceKernel::Matern32, 0.1, 1, 4, 4);
+  const double xs[] = {0.1, 0.2, 0.3};
+  const std::vector<double> y = {1.0, -1.0, 0.5};
+  for (double x : xs) gp.add_candidate(std::vector<double>{x});
+  gp.add_candidate(std::vector<double>{50.0});
+  for (double x : xs) gp.add_point(std::vector<double>{x});
+  std::vector<double> mean, sd;
+  gp.predict(y, mean, sd);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(mean[i], y[i], 1e-4);
+    EXPECT_LT(sd[i], 1e-2);
+  }
+  EXPECT_NEAR(mean[3], 0.0, 1e-9);
+  EXPECT_NEAR(sd[3], 1.0, 1e-9);
+  EXPECT_THROW(GaussianProcess(CovarianceKernel::Rbf, 0.0, 1, 2, 2), std::invalid_argument);
+}
+
+TEST(GaussianProcess, DuplicatePointsStayFinite) {
+  GaussianProcess gp(CovarianceKernel::Rbf, 1.5, 2, 10, 2);
+  gp.add_candidate(std::vector<double>{0.5, 0.5});
+  gp.add_candidate(std::vector<double>{0.9, 0.1});
+  std::vector<double> y;
+  for (int i = 0; i < 10; ++i) {
+    gp.add_point(std::vector<double>{0.5, 0.5 + 1e-12 * i});
+    y.push_back(i % 2 ? 1.0 : -1.0);
+  }
+  std::vector<double> mean, sd;
+  gp.predict(y, mean, sd);
+  for (double v : mean) EXPECT_TRUE(std::isfinite(v));
+  for (double v : sd) EXPECT_TRUE(std::isfinite(v) && v > 0);
+}
+
+// --- the strategy -------------------------------------------------------------------------------------------------
+
+const SearchSpace& space() {
+  static const SearchSpace s = SearchSpace::build(ProblemBuilder("bo")
+                                                      .parameter("bx", {1, 2, 4, 8, 16, 32, 64, 128})
+                                                      .parameter("by", {1, 2, 4, 8, 16, 32})
+                                                      .parameter("tx", {1, 2, 3, 4, 5})
+                                                      .parameter("ty", {1, 2, 3, 4})
+                                                      .parameter("unroll", {0, 1, 2})
+                                                      .parameter("sh", {0, 1})
+                                                      .constraint("32 <= bx * by <= 1024")
+                                                      .constraint("tx * ty <= 12")
+                                                      .build());
+  return s;
+}
+
+double bowl(std::size_t index) {
+  const auto c = space().config_at(index);
+  const double target[] = {5, 1, 3, 2, 1, 0};
+  double v = 1.0;
+  for (std::size_t p = 0; p < c.size(); ++p) v += (c[p] - target[p]) * (c[p] - target[p]);
+  return v;
+}
+
+double optimum() {
+  double best = bowl(0);
+  for (std::size_t i = 1; i < space().size(); ++i) best = std::min(best, bowl(i));
+  return best;
+}
+
+TuningResult run(std::uint64_t seed, std::size_t evaluations, std::vector<std::pair<std::string, Value>> hyper = {},
+                 const std::string& strategy = "bayes_opt", std::set<std::size_t> failing = {}) {
+  FakeEvaluator eval(space(), bowl, [](std::size_t) { return 1.0; });
+  eval.failing = std::move(failing);
+  auto s = make_strategy(strategy, hyper);
+  TuningOptions options;
+  options.seed = seed;
+  options.budget.max_evaluations = evaluations;
+  return tune(space(), eval, *s, options);
+}
+
+double best_of(const TuningResult& r) { return r.trace.cost(*r.trace.best()); }
+
+std::vector<std::size_t> indices(const TuningResult& r) {
+  std::vector<std::size_t> out;
+  for (const auto& e : r.trace.entries()) out.push_back(e.index);
+  return out;
+}
+
+TEST(BayesOpt, EveryMethodBeatsRandomSamplingOnASmoothFunction) {
+  for (const char* method : {"ei", "poi", "lcb", "lcb-srinivas", "multi", "multi-advanced", "multi-fast"}) {
+    double bo = 0, random = 0;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      bo += best_of(run(seed, 60, {{"method", Value(std::string(method))}}));
+      random += best_of(run(seed, 60, {}, "random_sample"));
+    }
+    EXPECT_LT(bo, random) << method;
+    EXPECT_LE(bo / 5, optimum() + 2.0) << method;  // within a couple of unit steps of the optimum on average
+  }
+}
+
+TEST(BayesOpt, HyperparametersChangeTheSearch) {
+  const auto base = indices(run(3, 60));
+  const std::vector<std::pair<std::string, Value>> variants[] = {
+      {{"method", Value(std::string("ei"))}},
+      {{"covariancekernel", Value(std::string("rbf"))}},
+      {{"covariancekernel", Value(std::string("matern52"))}},
+      {{"covariancelengthscale", Value(0.3)}},
+      {{"samplingmethod", Value(std::string("random"))}},
+      {{"popsize", Value(std::int64_t{5})}},
+      {{"explorationfactor", Value(std::string("2.0"))}},
+      {{"multi_af_names", Value(std::string("ei,lcb"))}},
+      {{"maxcandidates", Value(std::int64_t{300})}},
+  };
+  for (const auto& v : variants) EXPECT_NE(indices(run(3, 60, v)), base) << v.front().first;
+  // The first popsize entries are the initial sample, the same for every acquisition method.
+  const auto lcb = indices(run(3, 60, {{"method", Value(std::string("lcb"))}}));
+  EXPECT_TRUE(std::equal(base.begin(), base.begin() + 20, lcb.begin()));
+  EXPECT_NE(lcb, base);
+}
+
+TEST(BayesOpt, DeclaresEveryOptionAndRejectsBadOnes) {
+  // Kernel Tuner rejects its own internal options (zeta, skip_duplicate_after, ...): ktune declares them.
+  EXPECT_NO_THROW(make_strategy("bayes_opt", {{"zeta", Value(2.0)},
+                                              {"skip_duplicate_after", Value(std::int64_t{2})},
+                                              {"multi_af_discount_factor", Value(0.5)},
+                                              {"multi_afs_required_improvement_factor", Value(0.2)},
+                                              {"explorationfactor", Value(std::string("0.1"))},
+                                              {"maxobservations", Value(std::int64_t{50})},
+                                              {"candidaterotation", Value(std::int64_t{0})}}));
+  EXPECT_THROW(make_strategy("bayes_opt", {{"explorationfactor", Value(std::string("lots"))}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("bayes_opt", {{"explorationfactor", Value(std::string("-1"))}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("bayes_opt", {{"multi_af_names", Value(std::string("ei,xyz"))}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("bayes_opt", {{"method", Value(std::string("multi-ultrafast"))}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("bayes_opt", {{"covariancelengthscale", Value(0.0)}}), HyperparameterError);
+}
+
+TEST(BayesOpt, FailedConfigurationsArePenalisedNotFatal) {
+  // A third of the space fails, including many near the optimum; the run uses its whole budget and still improves.
+  std::set<std::size_t> failing;
+  for (std::size_t i = 0; i < space().size(); i += 3) failing.insert(i);
+  for (const char* method : {"ei", "multi"}) {
+    const auto r = run(4, 120, {{"method", Value(std::string(method))}}, "bayes_opt", failing);
+    EXPECT_EQ(r.evaluations, 120u) << method;
+    ASSERT_TRUE(r.trace.best());
+    EXPECT_LE(best_of(r), optimum() + 3.0) << method;
+  }
+}
+
+TEST(BayesOpt, SubsampledPoolAndCappedTrainingSetStillCoverTheWholeSpace) {
+  // A pool much smaller than the space and a small GP: every configuration is still evaluated exactly once.
+  const auto r = run(8, space().size(), {{"maxcandidates", Value(std::int64_t{128})},
+                                         {"maxobservations", Value(std::int64_t{40})},
+                                         {"method", Value(std::string("multi-advanced"))}});
+  EXPECT_EQ(r.evaluations, space().size());
+  const auto seen = indices(r);
+  EXPECT_EQ(std::set<std::size_t>(seen.begin(), seen.end()).size(), space().size());
+  EXPECT_EQ(best_of(r), optimum());
+}
+
+TEST(BayesOpt, SubsampledPoolStillFindsGoodConfigurations) {
+  double pooled = 0, random = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    pooled += best_of(run(seed, 80, {{"maxcandidates", Value(std::int64_t{200})},
+                                     {"maxobservations", Value(std::int64_t{50})}}));
+    random += best_of(run(seed, 80, {}, "random_sample"));
+  }
+  EXPECT_LT(pooled, random);
+}
+
+TEST(BayesOpt, TinySpaces) {
+  const SearchSpace one = SearchSpace::build(ProblemBuilder("one").parameter("a", {1}).build());
+  FakeEvaluator eval(one, [](std::size_t) { return 3.0; }, [](std::size_t) { return 1.0; });
+  auto s = make_strategy("bayes_opt");
+  TuningOptions options;
+  options.budget.max_evaluations = 10;
+  const auto r = tune(one, eval, *s, options);
+  EXPECT_EQ(r.evaluations, 1u);
+  EXPECT_NE(r.stop_reason, StopReason::max_evaluations);
+}
+
+}  // namespace
+}  // namespace ktune

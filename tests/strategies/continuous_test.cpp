@@ -1,0 +1,261 @@
+// The swarm and continuous family (pso, firefly_algorithm, dual_annealing, basinhopping, minimize) and their shared
+// continuous view: snapping and repair, the unaware penalty, NLopt local searches that carry BudgetExhausted across
+// C code, restarts, and hyperparameters that change the search.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "fake_evaluator.hpp"
+#include "ktune/problem.hpp"
+#include "ktune/rng.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/tune.hpp"
+#include "strategies/continuous_view.hpp"
+
+namespace ktune {
+namespace {
+
+using strategies::ContinuousView;
+using strategies::LocalMethod;
+using testing::FakeEvaluator;
+
+const SearchSpace& space() {
+  static const SearchSpace s = SearchSpace::build(ProblemBuilder("c")
+                                                      .parameter("bx", {1, 2, 4, 8, 16, 32, 64, 128})
+                                                      .parameter("by", {1, 2, 4, 8, 16, 32})
+                                                      .parameter("tx", {1, 2, 3, 4, 5})
+                                                      .parameter("ty", {1, 2, 3, 4})
+                                                      .parameter("unroll", {0, 1, 2})
+                                                      .constraint("32 <= bx * by <= 1024")
+                                                      .constraint("tx * ty <= 12")
+                                                      .build());
+  return s;
+}
+
+double bowl(const SearchSpace& s, std::size_t index) {
+  const auto c = s.config_at(index);
+  const double target[] = {5, 2, 1, 2, 1};
+  double v = 1.0;
+  for (std::size_t p = 0; p < c.size(); ++p) v += (c[p] - target[p]) * (c[p] - target[p]);
+  return v;
+}
+
+struct Fixture {
+  FakeEvaluator eval{space(), [](std::size_t i) { return bowl(space(), i); }, [](std::size_t) { return 1.0; }};
+  CostFunction cost;
+  Rng rng{7};
+  explicit Fixture(std::uint64_t max_evaluations = 10000)
+      : cost(space(), eval, [&] {
+          CostFunctionOptions o;
+          o.budget.max_evaluations = max_evaluations;
+          return o;
+        }()) {}
+};
+
+TuningResult run(const std::string& name, std::uint64_t seed, std::uint64_t evaluations,
+                 std::vector<std::pair<std::string, Value>> hyper = {}, std::uint64_t* invalid = nullptr) {
+  FakeEvaluator eval(space(), [](std::size_t i) { return bowl(space(), i); }, [](std::size_t) { return 1.0; });
+  auto inner = make_strategy(name, hyper);
+  struct Counting final : Strategy {
+    Strategy& s;
+    std::uint64_t* invalid;
+    Counting(Strategy& st, std::uint64_t* i) : s(st), invalid(i) {}
+    void run(const SearchSpace& sp, CostFunction& c, Rng& r) override {
+      try {
+        s.run(sp, c, r);
+      } catch (...) {
+        if (invalid) *invalid = c.invalid_requests();
+        throw;
+      }
+    }
+  } counting(*inner, invalid);
+  TuningOptions options;
+  options.seed = seed;
+  options.budget.max_evaluations = evaluations;
+  return tune(space(), eval, counting, options);
+}
+
+std::vector<std::size_t> indices(const TuningResult& r) {
+  std::vector<std::size_t> out;
+  for (const auto& e : r.trace.entries()) out.push_back(e.index);
+  return out;
+}
+
+// An invalid Cartesian configuration of the test space whose point we can cost.
+std::vector<std::uint32_t> invalid_config() {
+  return {0, 4, 1, 1, 1};  // bx*by = 16 < 32; bx = 2 makes it valid
+}
+
+TEST(ContinuousView, AwareBoxIsTheTrueBoundsAndFixedParametersAreNoCoordinates) {
+  const auto s = SearchSpace::build(ProblemBuilder("fixed")
+                                        .parameter("a", {1, 2, 3, 4})
+                                        .parameter("b", {1, 2})
+                                        .parameter("c", {7})
+                                        .constraint("a >= 2")
+                                        .build());
+  const ContinuousView aware(s, true), unaware(s, false);
+  ASSERT_EQ(aware.dims(), 2u);  // c never varies
+  EXPECT_DOUBLE_EQ(aware.lower()[0], s.epsilon());  // a >= 2: value index 0 is never valid
+  EXPECT_DOUBLE_EQ(unaware.lower()[0], 0.0);
+  EXPECT_DOUBLE_EQ(aware.upper()[0], 3 * s.epsilon());
+}
+
+TEST(ContinuousView, AwareRepairsAnInvalidSnapToTheClosestValidNeighbour) {
+  Fixture f;
+  ContinuousView view(space(), true);
+  const auto config = invalid_config();
+  ASSERT_FALSE(space().is_valid(config));
+  std::vector<double> full = space().to_continuous(config);
+  std::optional<std::size_t> evaluated;
+  const auto x = view.point_of(config);
+  const double c = view.cost(x, f.cost, f.rng, &evaluated);
+  ASSERT_TRUE(evaluated);
+  EXPECT_DOUBLE_EQ(c, bowl(space(), *evaluated));
+  EXPECT_EQ(f.cost.invalid_requests(), 0u);
+  // Closest of the first non-empty neighbour set (strictly adjacent -> adjacent -> Hamming) to the point.
+  std::vector<std::size_t> candidates;
+  for (auto m : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
+    candidates = space().neighbours(config, m);
+    if (!candidates.empty()) break;
+  }
+  ASSERT_FALSE(candidates.empty());
+  auto distance = [&](std::size_t i) {
+    const auto y = space().to_continuous(space().config_at(i));
+    double d = 0;
+    for (std::size_t p = 0; p < y.size(); ++p) d += (y[p] - full[p]) * (y[p] - full[p]);
+    return d;
+  };
+  double best = 1e300;
+  for (std::size_t i : candidates) best = std::min(best, distance(i));
+  EXPECT_NEAR(distance(*evaluated), best, 1e-12);
+}
+
+TEST(ContinuousView, AwareFallsBackToIndexDistanceWhenNoNeighbourMethodFindsOne) {
+  Fixture f;
+  ContinuousView view(space(), true);
+  const std::vector<std::uint32_t> config = {0, 0, 4, 3, 1};  // two constraints broken: no single change repairs it
+  ASSERT_TRUE(space().neighbours(config, NeighbourMethod::Hamming).empty());
+  std::optional<std::size_t> evaluated;
+  view.cost(view.point_of(config), f.cost, f.rng, &evaluated);
+  ASSERT_TRUE(evaluated);
+  EXPECT_EQ(f.cost.invalid_requests(), 0u);
+  EXPECT_EQ(f.cost.evaluations(), 1u);
+}
+
+TEST(ContinuousView, UnawarePenalisesAnInvalidSnapWithoutEvaluating) {
+  Fixture f;
+  ContinuousView view(space(), false);
+  std::optional<std::size_t> evaluated = 0;
+  EXPECT_EQ(view.cost(view.point_of(invalid_config()), f.cost, f.rng, &evaluated), CostFunction::kInvalidCost);
+  EXPECT_FALSE(evaluated);
+  EXPECT_EQ(f.cost.evaluations(), 0u);
+  EXPECT_EQ(f.cost.invalid_requests(), 1u);
+}
+
+TEST(ContinuousView, RandomPointsPreferUnevaluatedConfigurations) {
+  Fixture f;
+  ContinuousView view(space(), true);
+  for (std::size_t i = 0; i + 3 < space().size(); ++i) f.cost(i);  // all but the last three
+  for (int t = 0; t < 10; ++t) {
+    const auto x = view.random_point(f.cost, f.rng);
+    std::optional<std::size_t> evaluated;
+    Fixture g;  // a fresh cost function just to map the point back to its configuration
+    view.cost(x, g.cost, g.rng, &evaluated);
+    ASSERT_TRUE(evaluated);
+    EXPECT_GE(*evaluated, space().size() - 3);
+  }
+}
+
+class EveryLocalMethod : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EveryLocalMethod, ImprovesOnItsStartWithProbesOfOneGridStep) {
+  Fixture f;
+  ContinuousView view(space(), true);
+  const auto method = strategies::parse_local_method(GetParam());
+  const auto start = view.point_of(space().config_at(0));
+  const double start_cost = bowl(space(), 0);
+  const auto r = strategies::local_minimize(view, f.cost, f.rng, method, start, 200, view.epsilon());
+  EXPECT_LT(r.cost, start_cost);
+  EXPECT_GT(f.cost.evaluations(), 3u);
+  EXPECT_EQ(f.cost.invalid_requests(), 0u);
+}
+
+TEST_P(EveryLocalMethod, CarriesBudgetExhaustedAcrossNlopt) {
+  Fixture f(3);
+  ContinuousView view(space(), true);
+  const auto method = strategies::parse_local_method(GetParam());
+  EXPECT_THROW(strategies::local_minimize(view, f.cost, f.rng, method, view.point_of(space().config_at(5)), 1000,
+                                          view.epsilon()),
+               BudgetExhausted);
+  EXPECT_EQ(f.cost.evaluations(), 3u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, EveryLocalMethod,
+                         ::testing::Values("COBYLA", "Nelder-Mead", "Powell", "BOBYQA", "Subplex", "L-BFGS-B"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+TEST(ContinuousFamily, UnawareTwinsPenaliseInvalidSnapsInsteadOfRepairing) {
+  for (const char* name : {"pso", "firefly_algorithm", "dual_annealing", "basinhopping", "minimize"}) {
+    std::uint64_t aware_invalid = 99, unaware_invalid = 0;
+    run(name, 1, 150, {}, &aware_invalid);
+    run(name, 1, 150, {{"constraint_aware", Value(false)}}, &unaware_invalid);
+    EXPECT_EQ(aware_invalid, 0u) << name;
+    EXPECT_GT(unaware_invalid, 0u) << name;
+  }
+}
+
+TEST(ContinuousFamily, RestartsUseTheWholeBudgetWithTinyIterationLimits) {
+  const std::vector<std::pair<std::string, std::vector<std::pair<std::string, Value>>>> cases = {
+      {"pso", {{"popsize", Value(3)}, {"maxiter", Value(2)}}},
+      {"firefly_algorithm", {{"popsize", Value(3)}, {"maxiter", Value(2)}}},
+      {"dual_annealing", {{"maxiter", Value(2)}, {"local_maxiter", Value(5)}}},
+      {"basinhopping", {{"niter", Value(2)}, {"maxiter", Value(5)}}},
+      {"minimize", {{"maxiter", Value(5)}}},
+  };
+  for (const auto& [name, hyper] : cases) {
+    const auto r = run(name, 3, 400, hyper);
+    EXPECT_EQ(r.evaluations, 400u) << name;
+    EXPECT_EQ(r.stop_reason, StopReason::max_evaluations) << name;
+  }
+}
+
+TEST(ContinuousFamily, HyperparametersChangeTheSearch) {
+  const std::vector<std::pair<std::string, std::pair<std::string, Value>>> cases = {
+      {"pso", {"c1", Value(0.5)}},
+      {"pso", {"w", Value(0.9)}},
+      {"firefly_algorithm", {"alpha", Value(0.6)}},
+      {"firefly_algorithm", {"gamma", Value(10.0)}},
+      {"dual_annealing", {"method", Value(std::string("Nelder-Mead"))}},
+      {"dual_annealing", {"initial_temp", Value(1.0)}},
+      {"basinhopping", {"stepsize", Value(4.0)}},
+      {"basinhopping", {"method", Value(std::string("Nelder-Mead"))}},
+      {"minimize", {"method", Value(std::string("BOBYQA"))}},
+      {"minimize", {"maxiter", Value(10)}},
+  };
+  for (const auto& [name, setting] : cases) {
+    const auto a = indices(run(name, 4, 120)), b = indices(run(name, 4, 120, {setting}));
+    EXPECT_NE(a, b) << name << " " << setting.first;
+  }
+}
+
+TEST(ContinuousFamily, FindTheBowlMinimumWithAModestBudget) {
+  std::size_t optimum = 0;
+  for (std::size_t i = 1; i < space().size(); ++i)
+    if (bowl(space(), i) < bowl(space(), optimum)) optimum = i;
+  for (const char* name : {"pso", "firefly_algorithm", "dual_annealing", "basinhopping", "minimize"}) {
+    int found = 0;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      const auto r = run(name, seed, space().size() / 3);
+      found += r.trace[*r.trace.best()].index == optimum;
+    }
+    EXPECT_GE(found, 3) << name;
+  }
+}
+
+}  // namespace
+}  // namespace ktune

@@ -1,0 +1,230 @@
+// genetic_algorithm and diff_evo: every variant stays valid when constraint-aware and searches better than random,
+// the classic (unaware) mode asks for invalid configurations, hyperparameters change the search, and both keep
+// searching (restart / re-seed) until the budget or the space ends.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "fake_evaluator.hpp"
+#include "ktune/problem.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/tune.hpp"
+
+namespace ktune {
+namespace {
+
+using testing::FakeEvaluator;
+using Settings = std::vector<std::pair<std::string, Value>>;
+
+// 2,922 of 5,760 combinations valid.
+const SearchSpace& constrained_space() {
+  static const SearchSpace space = SearchSpace::build(ProblemBuilder("constrained")
+                                                          .parameter("bx", {1, 2, 4, 8, 16, 32, 64, 128})
+                                                          .parameter("by", {1, 2, 4, 8, 16, 32})
+                                                          .parameter("tx", {1, 2, 3, 4, 5})
+                                                          .parameter("ty", {1, 2, 3, 4})
+                                                          .parameter("unroll", {0, 1, 2})
+                                                          .parameter("sh", {0, 1})
+                                                          .constraint("32 <= bx * by <= 1024")
+                                                          .constraint("tx * ty <= 12")
+                                                          .constraint("sh == 0 or bx * tx <= 256")
+                                                          .build());
+  return space;
+}
+
+// A bowl with ruggedness: the optimum is at a valid configuration in the interior.
+double bowl(const SearchSpace& space, std::size_t index) {
+  const auto c = space.config_at(index);
+  const double target[] = {4, 2, 2, 1, 1, 1};
+  double v = 1.0;
+  for (std::size_t p = 0; p < c.size(); ++p) v += (c[p] - target[p]) * (c[p] - target[p]);
+  return v + 0.1 * static_cast<double>((index * 2654435761u) % 7);
+}
+
+struct Outcome {
+  TuningResult result;
+  std::uint64_t invalid_requests = 0;
+  double best = 0;
+};
+
+Outcome run(const std::string& name, const SearchSpace& space, std::uint64_t seed, std::uint64_t evaluations,
+            const Settings& settings = {}) {
+  FakeEvaluator eval(space, [&](std::size_t i) { return bowl(space, i); }, [](std::size_t) { return 1.0; });
+  auto strategy = make_strategy(name, settings);
+  struct Counting final : Strategy {
+    Strategy& inner;
+    std::uint64_t& invalid;
+    Counting(Strategy& s, std::uint64_t& i) : inner(s), invalid(i) {}
+    void run(const SearchSpace& sp, CostFunction& cost, Rng& rng) override {
+      try {
+        inner.run(sp, cost, rng);
+      } catch (...) {
+        invalid = cost.invalid_requests();
+        throw;
+      }
+      invalid = cost.invalid_requests();
+    }
+  };
+  std::uint64_t invalid = 0;
+  Counting counting(*strategy, invalid);
+  TuningOptions options;
+  options.seed = seed;
+  options.budget.max_evaluations = evaluations;
+  auto result = tune(space, eval, counting, options);
+  const double best = result.trace.best() ? bowl(space, result.trace[*result.trace.best()].index) : 1e300;
+  return {std::move(result), invalid, best};
+}
+
+// Mean best cost over seeds 1..n.
+double mean_best(const std::string& name, std::uint64_t evaluations, const Settings& settings = {}, int n = 12) {
+  double sum = 0;
+  for (int seed = 1; seed <= n; ++seed)
+    sum += run(name, constrained_space(), static_cast<std::uint64_t>(seed), evaluations, settings).best;
+  return sum / n;
+}
+
+std::vector<std::size_t> trace_indices(const TuningResult& r) {
+  std::vector<std::size_t> out;
+  for (const auto& e : r.trace.entries()) out.push_back(e.index);
+  return out;
+}
+
+const std::vector<std::string> kCrossovers = {"single_point", "two_point", "uniform", "disruptive_uniform"};
+const std::vector<std::string> kDeMethods = {
+    "best1bin", "best1exp", "rand1bin", "rand1exp", "best2bin", "best2exp",
+    "rand2bin", "rand2exp", "currenttobest1bin", "currenttobest1exp", "randtobest1bin", "randtobest1exp"};
+
+TEST(GeneticAlgorithm, EveryCrossoverStaysValidUsesTheWholeBudgetAndFindsGoodConfigurations) {
+  for (const auto& method : kCrossovers) {
+    const auto out = run("genetic_algorithm", constrained_space(), 7, 400, {{"method", Value(method)}});
+    EXPECT_EQ(out.invalid_requests, 0u) << method;
+    EXPECT_EQ(out.result.evaluations, 400u) << method;
+    EXPECT_EQ(out.result.stop_reason, StopReason::max_evaluations) << method;
+    EXPECT_LT(out.best, 3.0) << method;  // the optimum is about 1; random search's best of 400 is about 3-4
+  }
+}
+
+TEST(GeneticAlgorithm, CrossoverMethodsSearchDifferently) {
+  std::vector<std::vector<std::size_t>> traces;
+  for (const auto& method : kCrossovers)
+    traces.push_back(
+        trace_indices(run("genetic_algorithm", constrained_space(), 3, 150, {{"method", Value(method)}}).result));
+  for (std::size_t a = 0; a < traces.size(); ++a)
+    for (std::size_t b = a + 1; b < traces.size(); ++b)
+      EXPECT_NE(traces[a], traces[b]) << kCrossovers[a] << " " << kCrossovers[b];
+}
+
+TEST(GeneticAlgorithm, MutationElitismAndSamplingChangeTheSearch) {
+  const auto base = trace_indices(run("genetic_algorithm", constrained_space(), 3, 200).result);
+  for (const Settings& s : {Settings{{"mutation_chance", Value(2)}}, Settings{{"elitism", Value(0)}},
+                            Settings{{"sampling", Value("random")}}, Settings{{"popsize", Value(10)}}})
+    EXPECT_NE(trace_indices(run("genetic_algorithm", constrained_space(), 3, 200, s).result), base) << s[0].first;
+}
+
+TEST(GeneticAlgorithm, BeatsRandomSearchOnAverage) {
+  const double ga = mean_best("genetic_algorithm", 250), random = mean_best("random_sample", 250);
+  EXPECT_LT(ga, random - 0.5) << "GA " << ga << " random " << random;
+}
+
+TEST(GeneticAlgorithm, RestartsUntilTheBudgetEndsAfterMaxiter) {
+  // Two generations of four: at most eight configurations before the first restart.
+  const auto out =
+      run("genetic_algorithm", constrained_space(), 2, 600, {{"popsize", Value(4)}, {"maxiter", Value(2)}});
+  EXPECT_EQ(out.result.evaluations, 600u);
+  EXPECT_EQ(out.result.stop_reason, StopReason::max_evaluations);
+}
+
+TEST(GeneticAlgorithm, ExhaustsTheSpaceWithoutStalling) {
+  const auto& space = constrained_space();
+  const auto out = run("genetic_algorithm", space, 9, space.size() + 10, {{"elitism", Value(2)}});
+  EXPECT_EQ(out.result.evaluations, space.size());
+  EXPECT_EQ(out.result.stop_reason, StopReason::space_exhausted);
+}
+
+TEST(GeneticAlgorithm, ConstraintUnawareIsTheClassicAlgorithmWithAPenalty) {
+  const auto out = run("genetic_algorithm", constrained_space(), 4, 300, {{"constraint_aware", Value(false)}});
+  EXPECT_GT(out.invalid_requests, 0u);  // Cartesian start and unrepaired children: about half are invalid
+  EXPECT_EQ(out.result.evaluations, 300u);
+  EXPECT_LT(out.best, 4.0);
+}
+
+TEST(GeneticAlgorithm, RejectsBadHyperparameters) {
+  EXPECT_THROW(make_strategy("genetic_algorithm", {{"method", Value("three_point")}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("genetic_algorithm", {{"popsize", Value(1)}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("genetic_algorithm", {{"mutation_chance", Value(0)}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("genetic_algorithm", {{"elitism", Value(-1)}}), HyperparameterError);
+}
+
+TEST(DiffEvo, EveryVariantStaysValidUsesTheWholeBudgetAndFindsGoodConfigurations) {
+  for (const auto& method : kDeMethods) {
+    const auto out = run("diff_evo", constrained_space(), 7, 500, {{"method", Value(method)}});
+    EXPECT_EQ(out.invalid_requests, 0u) << method;
+    EXPECT_EQ(out.result.evaluations, 500u) << method;
+    EXPECT_LT(out.best, 3.5) << method;
+  }
+}
+
+TEST(DiffEvo, VariantsSearchDifferently) {
+  std::vector<std::vector<std::size_t>> traces;
+  for (const auto& method : kDeMethods)
+    traces.push_back(trace_indices(run("diff_evo", constrained_space(), 3, 250, {{"method", Value(method)}}).result));
+  for (std::size_t a = 0; a < traces.size(); ++a)
+    for (std::size_t b = a + 1; b < traces.size(); ++b)
+      EXPECT_NE(traces[a], traces[b]) << kDeMethods[a] << " " << kDeMethods[b];
+}
+
+TEST(DiffEvo, HyperparametersChangeTheSearch) {
+  const auto base = trace_indices(run("diff_evo", constrained_space(), 3, 250).result);
+  for (const Settings& s : {Settings{{"F", Value(1.2)}}, Settings{{"CR", Value(0.2)}},
+                            Settings{{"popsize", Value(8)}}, Settings{{"popsize_times_dimensions", Value(true)}}})
+    EXPECT_NE(trace_indices(run("diff_evo", constrained_space(), 3, 250, s).result), base) << s[0].first;
+}
+
+TEST(DiffEvo, BeatsRandomSearchOnAverage) {
+  const double de = mean_best("diff_evo", 300),
+               random = mean_best("random_sample", 300);
+  EXPECT_LT(de, random - 0.5) << "DE " << de << " random " << random;
+}
+
+TEST(DiffEvo, ReseedsAfterConvergingAndExhaustsTheSpace) {
+  // A small population converges quickly; re-seeding (unlike Kernel Tuner's endless LHS) keeps it evaluating.
+  const auto& space = constrained_space();
+  const auto out = run("diff_evo", space, 5, space.size(), {{"popsize", Value(4)}});
+  EXPECT_EQ(out.result.evaluations, space.size());
+  EXPECT_EQ(out.result.stop_reason, StopReason::space_exhausted);
+}
+
+TEST(DiffEvo, ConstraintUnawareIsTheClassicAlgorithmWithAPenalty) {
+  const auto out = run("diff_evo", constrained_space(), 4, 300, {{"constraint_aware", Value(false)}});
+  EXPECT_GT(out.invalid_requests, 0u);
+  EXPECT_EQ(out.result.evaluations, 300u);
+}
+
+TEST(DiffEvo, RejectsBadHyperparameters) {
+  EXPECT_THROW(make_strategy("diff_evo", {{"method", Value("best3bin")}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("diff_evo", {{"CR", Value(1.5)}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("diff_evo", {{"F", Value(-0.1)}}), HyperparameterError);
+}
+
+TEST(Evolutionary, TinySpacesEndWhenEveryConfigurationIsEvaluated) {
+  const SearchSpace tiny = SearchSpace::build(ProblemBuilder("tiny")
+                                                  .parameter("a", {1, 2, 3})
+                                                  .parameter("b", {1, 2})
+                                                  .constraint("a * b != 4")
+                                                  .build());
+  for (const std::string name : {"genetic_algorithm", "diff_evo"}) {
+    for (bool aware : {true, false}) {
+      FakeEvaluator eval(tiny, [](std::size_t i) { return static_cast<double>(i); }, [](std::size_t) { return 1.0; });
+      auto strategy = make_strategy(name, {{"constraint_aware", Value(aware)}});
+      TuningOptions options;
+      options.seed = 1;
+      const auto result = tune(tiny, eval, *strategy, options);
+      EXPECT_EQ(result.evaluations, tiny.size()) << name << aware;
+      EXPECT_EQ(result.stop_reason, StopReason::space_exhausted) << name << aware;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ktune
