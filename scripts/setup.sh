@@ -6,6 +6,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   libeigen3-dev libnlopt-dev libnlopt-cxx-dev
+  libffi-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

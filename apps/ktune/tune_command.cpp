@@ -1,5 +1,6 @@
-// `ktune tune [PROBLEM] --simulate RESULTS`: runs a strategy on a search space and reports the best configuration.
-// Simulation replays a brute-forced Kernel Tuner cache or T4 file; live tuning comes with the backends.
+// `ktune tune [PROBLEM] --simulate RESULTS` and `ktune tune T1FILE`: runs a strategy on a search space and reports the
+// best configuration. Simulation replays a brute-forced Kernel Tuner cache or T4 file; without --simulate the T1 file's
+// kernel is compiled and run on a live backend (in a worker process, so crashes and hangs cost one configuration).
 #include <unistd.h>
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -19,9 +21,13 @@
 #include "commands.hpp"
 #include "ktune/expr/errors.hpp"
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/json_file.hpp"
 #include "ktune/io/json_value.hpp"
 #include "ktune/io/problem_file.hpp"
 #include "ktune/io/results_file.hpp"
+#include "ktune/io/t1_reader.hpp"
+#include "ktune/live/kernel_specification.hpp"
+#include "ktune/live/live_evaluator.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/tune.hpp"
@@ -46,6 +52,11 @@ struct TuneOptions {
   bool charge_strategy_time = false;
   std::string output_path, cache_path, csv_path;
   bool json = false, quiet = false, trace = false;
+  // Live tuning: overrides of the T1 KernelSpecification.
+  std::optional<std::string> backend, statistic, compiler;
+  std::optional<int> iterations, platform, device;
+  std::optional<double> timeout;
+  bool no_verify = false, in_process = false;
 };
 
 // "\r 1,234 evaluations  best time 1.2345  clock 12.3 s" on stderr, at most four times a second.
@@ -112,10 +123,10 @@ int run_tune(const TuneOptions& o) {
     std::cerr << "ktune tune: error: " << message << "\n";
     return code;
   };
-  if (o.simulate_path.empty())
-    return fail("live tuning is not available yet: give --simulate RESULTS (a Kernel Tuner cache or T4 file)",
-                kExitUsage);
   if (o.maximize && o.minimize) return fail("--maximize and --minimize exclude each other", kExitUsage);
+  const bool live_run = o.simulate_path.empty();
+  if (live_run && o.problem_path.empty())
+    return fail("give a T1 file to tune live, or --simulate RESULTS (a Kernel Tuner cache or T4 file)", kExitUsage);
 
   std::vector<std::pair<std::string, Value>> settings;
   std::unique_ptr<Strategy> strategy;
@@ -135,21 +146,61 @@ int run_tune(const TuneOptions& o) {
 
   std::optional<Problem> problem;
   std::shared_ptr<io::ResultsFile> results;
+  std::optional<live::KernelSpecification> spec;
   try {
-    if (!o.problem_path.empty()) problem = io::read_problem_file(o.problem_path).problem;
-    results = std::make_shared<io::ResultsFile>(io::read_results_file(o.simulate_path));
+    if (live_run) {
+      // Only a T1 file with a KernelSpecification says what to run.
+      const nlohmann::json document = io::load_json_file(o.problem_path);
+      if (!document.is_object() || !document.contains("KernelSpecification"))
+        return fail(fmt::format("{} has no KernelSpecification, so there is no kernel to tune live; give a T1 file "
+                                "with one, or replay results with --simulate RESULTS",
+                                o.problem_path),
+                    kExitUsage);
+      problem = io::read_t1_file(o.problem_path);
+      try {
+        spec = live::read_t1_kernel_specification(o.problem_path, *problem);
+      } catch (const io::InputError& e) {
+        return fail(fmt::format("{}\n  (the kernel cannot be tuned live as described; to replay a brute-forced results "
+                                "file instead, add --simulate RESULTS)",
+                                e.what()),
+                    kExitInputError);
+      }
+    } else {
+      if (!o.problem_path.empty()) problem = io::read_problem_file(o.problem_path).problem;
+      results = std::make_shared<io::ResultsFile>(io::read_results_file(o.simulate_path));
+    }
   } catch (const io::InputError& e) {
     return fail(e.what(), kExitInputError);
   } catch (const ProblemError& e) {
     return fail(fmt::format("{}: {}", o.problem_path, e.what()), kExitInputError);
   }
-  if (results->truncated && !o.quiet)
+  if (results && results->truncated && !o.quiet)
     std::cerr << "ktune tune: warning: " << o.simulate_path << " was cut short (an interrupted run?); read "
               << results->records.size() << " complete records\n";
 
+  if (spec) {
+    // Command-line overrides of the T1 KernelSpecification.
+    if (o.backend) spec->backend = *o.backend;
+    if (o.iterations) spec->iterations = *o.iterations;
+    if (o.timeout) spec->timeout_s = *o.timeout;
+    if (o.platform) spec->backend_options.platform = *o.platform;
+    if (o.device) spec->backend_options.device = *o.device;
+    if (o.compiler) spec->backend_options.compiler = *o.compiler;
+    if (o.statistic) {
+      if (*o.statistic == "mean") spec->statistic = live::Statistic::mean;
+      else if (*o.statistic == "median") spec->statistic = live::Statistic::median;
+      else if (*o.statistic == "min") spec->statistic = live::Statistic::min;
+      else return fail(fmt::format("--statistic: '{}' is not mean, median or min", *o.statistic), kExitUsage);
+    }
+    if (o.no_verify) {
+      spec->verification = {};
+      spec->accuracy.clear();
+    }
+  }
+
   // Objectives: as given, else the file's, else time.
   std::vector<std::string> names = o.objectives;
-  if (names.empty()) names = results->objectives;
+  if (names.empty() && results) names = results->objectives;
   if (names.empty()) names = {"time"};
   try {
     std::vector<bool> direction;
@@ -161,17 +212,42 @@ int run_tune(const TuneOptions& o) {
   }
 
   std::optional<SearchSpace> space;
-  std::unique_ptr<SimulationEvaluator> evaluator;
+  std::unique_ptr<Evaluator> evaluator;
+  SimulationEvaluator* simulation = nullptr;
+  live::LiveEvaluator* live_evaluator = nullptr;
+  nlohmann::json problem_size = nullptr;
+  const std::string input_path = o.problem_path.empty() ? o.simulate_path : o.problem_path;
   try {
-    space.emplace(problem ? SearchSpace::build(*problem) : space_from_results(*results));
-    evaluator = std::make_unique<SimulationEvaluator>(*space, results, objectives);
+    if (live_run) {
+      space.emplace(SearchSpace::build(*problem));
+      problem_size = spec->problem_size;
+      // The worker process is forked here, before anything else runs threads.
+      auto e = std::make_unique<live::LiveEvaluator>(space->problem(), *space, *spec,
+                                                     live::LiveEvaluatorOptions{objectives, !o.in_process, {}});
+      live_evaluator = e.get();
+      evaluator = std::move(e);
+    } else {
+      space.emplace(problem ? SearchSpace::build(*problem) : space_from_results(*results));
+      auto e = std::make_unique<SimulationEvaluator>(*space, results, objectives);
+      simulation = e.get();
+      evaluator = std::move(e);
+      problem_size = results->problem_size;
+    }
   } catch (const SimulationError& e) {
     return fail(fmt::format("{}: {}", o.simulate_path, e.what()), kExitInputError);
   } catch (const ProblemError& e) {
-    return fail(fmt::format("{}: {}", o.problem_path.empty() ? o.simulate_path : o.problem_path, e.what()),
-                kExitInputError);
+    return fail(fmt::format("{}: {}", input_path, e.what()), kExitInputError);
   } catch (const expr::ExpressionError& e) {
     return fail(fmt::format("{}: {}", o.problem_path, e.what()), kExitInputError);
+  } catch (const io::InputError& e) {
+    return fail(e.what(), kExitInputError);
+  } catch (const live::BackendUnavailable& e) {
+    return fail(fmt::format("the {} backend is not available here: {}\n  (to replay a brute-forced results file "
+                            "instead, add --simulate RESULTS)",
+                            spec->backend, e.what()),
+                kExitInputError);
+  } catch (const std::exception& e) {  // a bad kernel specification, a failing reference configuration
+    return fail(fmt::format("{}: {}", input_path, e.what()), kExitInputError);
   }
 
   TuningOptions options;
@@ -185,8 +261,7 @@ int run_tune(const TuneOptions& o) {
   std::unordered_map<std::size_t, EvaluationRecord> resumed_records;
   if (!o.cache_path.empty()) {
     try {
-      io::CacheHeader header{evaluator->device_name(), evaluator->kernel_name(), results->problem_size,
-                             space->problem(), names};
+      io::CacheHeader header{evaluator->device_name(), evaluator->kernel_name(), problem_size, space->problem(), names};
       if (header.kernel_name.empty()) header.kernel_name = space->problem().name;
       cache = std::make_unique<io::KernelTunerCacheWriter>(o.cache_path, header);
     } catch (const io::InputError& e) {
@@ -226,10 +301,15 @@ int run_tune(const TuneOptions& o) {
                           {"version", KTUNE_VERSION_STRING},
                           {"strategy", o.strategy},
                           {"seed", o.seed},
-                          {"simulation", true},
-                          {"results_file", o.simulate_path},
+                          {"simulation", !live_run},
                           {"device_name", evaluator->device_name()},
                           {"kernel_name", evaluator->kernel_name()}};
+  if (live_run) {
+    metadata["backend"] = spec->backend;
+    metadata["problem_file"] = o.problem_path;
+  } else {
+    metadata["results_file"] = o.simulate_path;
+  }
   if (!o.output_path.empty() || !o.csv_path.empty()) {
     std::vector<EvaluationRecord> records;
     records.reserve(trace.size());
@@ -286,13 +366,34 @@ int run_tune(const TuneOptions& o) {
   for (const auto& obj : objectives) objs.push_back({{"name", obj.name}, {"higher_is_better", obj.higher_is_better}});
   out["objectives"] = objs;
   out["wall_seconds"] = result.wall_seconds;
-  out["simulation"] = {{"file", o.simulate_path},
-                       {"format", io::to_string(results->format)},
-                       {"device_name", results->device_name},
-                       {"records", results->records.size()},
-                       {"configurations_recorded", evaluator->configurations_recorded()},
-                       {"records_outside_space", evaluator->records_outside_space()},
-                       {"truncated", results->truncated}};
+  if (simulation) {
+    out["simulation"] = {{"file", o.simulate_path},
+                         {"format", io::to_string(results->format)},
+                         {"device_name", results->device_name},
+                         {"records", results->records.size()},
+                         {"configurations_recorded", simulation->configurations_recorded()},
+                         {"records_outside_space", simulation->records_outside_space()},
+                         {"truncated", results->truncated}};
+  }
+  if (live_evaluator) {
+    const live::KernelSpecification& s = live_evaluator->specification();
+    std::map<std::string, std::size_t> statuses;
+    for (const auto& e : trace.entries()) ++statuses[std::string(to_string(e.status))];
+    out["live"] = {{"problem_file", o.problem_path},
+                   {"backend", s.backend},
+                   {"device_name", live_evaluator->device_info().name},
+                   {"platform", live_evaluator->device_info().platform},
+                   {"kernel_name", s.kernel_name},
+                   {"iterations", s.iterations},
+                   {"statistic", s.statistic == live::Statistic::mean     ? "mean"
+                                 : s.statistic == live::Statistic::median ? "median"
+                                                                          : "min"},
+                   {"timeout_seconds", s.timeout_s},
+                   {"verification", s.verification.kind != live::Verification::Kind::none},
+                   {"isolated", !o.in_process},
+                   {"workers_started", live_evaluator->workers_started()},
+                   {"statuses", statuses}};
+  }
   if (o.trace) {
     nlohmann::json t = nlohmann::json::array();
     for (std::size_t i = 0; i < trace.size(); ++i) {
@@ -309,9 +410,13 @@ int run_tune(const TuneOptions& o) {
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{} on {} ({} configurations{}), simulated from {}\n", o.strategy,
-                           space->problem().name, space->size(),
-                           results->device_name.empty() ? "" : ", " + results->device_name, o.simulate_path);
+  if (simulation)
+    std::cout << fmt::format("{} on {} ({} configurations{}), simulated from {}\n", o.strategy,
+                             space->problem().name, space->size(),
+                             results->device_name.empty() ? "" : ", " + results->device_name, o.simulate_path);
+  else
+    std::cout << fmt::format("{} on {} ({} configurations), live on {} ({} backend)\n", o.strategy,
+                             space->problem().name, space->size(), evaluator->device_name(), spec->backend);
   std::cout << fmt::format("{} evaluations ({} failed), tuning clock {:.1f} s, stopped: {}\n", result.evaluations,
                            failures, result.clock_seconds(), to_string(result.stop_reason));
   if (best) {
@@ -334,7 +439,7 @@ int run_tune(const TuneOptions& o) {
 
 Command add_tune_command(CLI::App& app) {
   auto o = std::make_shared<TuneOptions>();
-  CLI::App* sub = app.add_subcommand("tune", "Tune a problem (simulated from a brute-forced results file)");
+  CLI::App* sub = app.add_subcommand("tune", "Tune a problem live (a T1 file with a KernelSpecification) or simulated from a brute-forced results file");
   sub->add_option("problem", o->problem_path,
                   "Problem file (T1, ktune JSON or Kernel Tuner cache); when simulating it may be left out and the "
                   "space is the recorded configurations");
@@ -357,6 +462,20 @@ Command add_tune_command(CLI::App& app) {
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_flag("--trace", o->trace, "Include every evaluation in the JSON output");
   sub->add_flag("--quiet", o->quiet, "No progress line or warnings");
+  // Live tuning (a T1 file with a KernelSpecification, no --simulate): overrides of the file's settings.
+  sub->add_option("--backend", o->backend, "Live: the backend (cpp, opencl, cuda) instead of the file's language");
+  sub->add_option("--iterations", o->iterations, "Live: timed launches per configuration (after one warm-up)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--statistic", o->statistic, "Live: the time objective over the launches: mean, median or min");
+  sub->add_option("--timeout", o->timeout, "Live: seconds per configuration (compile + verify + benchmark)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--platform", o->platform, "Live: OpenCL platform index")->check(CLI::NonNegativeNumber);
+  sub->add_option("--device", o->device, "Live: device index (OpenCL device within the platform, CUDA ordinal)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--compiler", o->compiler, "Live, cpp backend: the compiler command (default $CXX or c++)");
+  sub->add_flag("--no-verify", o->no_verify, "Live: skip verification against the reference");
+  sub->add_flag("--in-process", o->in_process,
+                "Live: run kernels in this process (debugging; a crash ends the run and timeouts are not enforced)");
   return {sub, [o] {
             try {
               return run_tune(*o);

@@ -1,0 +1,111 @@
+#pragma once
+// Live evaluation: each configuration is planned (defines, geometry), compiled, verified against a reference, run
+// once to warm up and `iterations` times timed on a real backend. Failures cost that one configuration: compile
+// errors (log kept), launch errors, wrong output, timeouts and crashes become statuses and tuning goes on.
+//
+// Isolation (the default): the backend lives in a worker process, forked before the backend is created, so a kernel
+// that segfaults kills only the worker and one that never ends is SIGKILLed at the spec's timeout; a fresh worker
+// is started for the next configuration. Without isolation everything runs in this process: faster to debug, but a
+// crash ends the run and a timeout cannot be enforced (a hanging kernel hangs the tuner).
+//
+// Times (ms): compile_ms and verification_ms as measured around the backend calls, benchmark_ms around the warm-up
+// and timed launches, runtimes_ms as the backend reports each launch; framework_ms is the rest of evaluate()'s wall
+// time (planning, the worker round trips, comparing outputs, metrics, bookkeeping).
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ktune/live/backend.hpp"
+#include "ktune/live/kernel_specification.hpp"
+#include "ktune/live/launch_planner.hpp"
+#include "ktune/problem.hpp"
+#include "ktune/tuning/evaluator.hpp"
+
+namespace ktune {
+class SearchSpace;
+}
+
+namespace ktune::live {
+
+namespace detail {
+class KernelRunner;
+class WorkerProcess;
+struct RunRequest;
+struct WorkerReply;
+}  // namespace detail
+
+struct LiveEvaluatorOptions {
+  // Measurements to optimise: "time", a metric, an accuracy measure, "compile_time". Empty: {time, minimised}.
+  std::vector<Objective> objectives;
+  bool isolate = true;
+  // Creates the backend (in the worker when isolated). Empty: make_backend(spec.backend, spec.backend_options).
+  std::function<std::unique_ptr<Backend>()> backend_factory;
+};
+
+class LiveEvaluator final : public Evaluator {
+ public:
+  // Validates the spec, makes the arguments, loads the source, reads reference files, starts the backend (a worker
+  // process when isolated) and, for a reference configuration, runs it once for the expected outputs. Throws
+  // BackendUnavailable when the backend cannot run here, std::invalid_argument / io::InputError for a bad spec, and
+  // std::runtime_error when the reference configuration fails (naming it and why). `problem`, `space` must outlive it.
+  LiveEvaluator(const Problem& problem, const SearchSpace& space, KernelSpecification spec,
+                LiveEvaluatorOptions options = {});
+  ~LiveEvaluator() override;
+  LiveEvaluator(const LiveEvaluator&) = delete;
+  LiveEvaluator& operator=(const LiveEvaluator&) = delete;
+
+  const std::vector<Objective>& objectives() const override { return objectives_; }
+  bool simulated() const override { return false; }
+  EvaluationOutcome evaluate(std::size_t index) override;
+  EvaluationRecord record(std::size_t index) const override;
+  std::string device_name() const override { return device_info_.name; }
+  std::string kernel_name() const override { return spec_.kernel_name; }
+
+  const DeviceInfo& device_info() const { return device_info_; }
+  const KernelSpecification& specification() const { return spec_; }
+  // Worker processes started so far (1 after construction when isolated; +1 after each timeout or crash).
+  std::size_t workers_started() const { return workers_started_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void start_backend(Clock::time_point deadline);
+  detail::WorkerReply run(const detail::RunRequest& request, Clock::time_point deadline);
+  void run_reference_configuration();
+  EvaluationRecord evaluate_config(const std::vector<Value>& config);
+  // "" when the outputs are correct, else why not; fills `measurements` with the accuracy measures.
+  std::string check_outputs(const std::vector<std::vector<std::byte>>& outputs,
+                            std::map<std::string, double, std::less<>>& measurements) const;
+
+  const Problem& problem_;
+  const SearchSpace& space_;
+  KernelSpecification spec_;
+  std::vector<Objective> objectives_;
+  bool isolate_;
+  std::function<std::unique_ptr<Backend>()> factory_;
+  LaunchPlanner planner_;
+  std::vector<KernelArgument> arguments_;
+  KernelSource source_;
+  DeviceInfo device_info_;
+  std::unique_ptr<detail::WorkerProcess> worker_;
+  std::unique_ptr<detail::KernelRunner> in_process_;
+  std::size_t workers_started_ = 0;
+
+  // Verification: the arguments read back after the check run, their expected contents (reference), tolerances.
+  bool verify_ = false;
+  std::vector<std::uint32_t> read_back_;
+  std::vector<std::optional<KernelArgument>> expected_;  // per read_back_ entry; empty: not compared
+  std::vector<bool> tolerance_check_;                    // per read_back_ entry; false when an accuracy measure replaces it
+  std::vector<std::size_t> accuracy_position_;           // per spec_.accuracy entry: its read_back_ position
+
+  std::unordered_map<std::size_t, EvaluationRecord> records_;
+  std::vector<double> values_;  // objective values of the last evaluate()
+  std::map<std::string, double, std::less<>> measurements_;  // of the last evaluate(): metrics' inputs, objectives
+};
+
+}  // namespace ktune::live

@@ -1,0 +1,397 @@
+#include "ktune/live/live_evaluator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "kernel_run.hpp"
+#include "ktune/io/input_error.hpp"
+#include "ktune/search_space.hpp"
+#include "worker_process.hpp"
+
+namespace ktune::live {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// UTC as Kernel Tuner writes it: "2023-06-26 13:07:07.553168+00:00".
+std::string utc_timestamp() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  std::tm tm{};
+  ::gmtime_r(&seconds, &tm);
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:06}+00:00", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
+}
+
+double statistic_of(Statistic statistic, std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  switch (statistic) {
+    case Statistic::min:
+      return *std::min_element(v.begin(), v.end());
+    case Statistic::median: {
+      std::sort(v.begin(), v.end());
+      const std::size_t n = v.size();
+      return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+    case Statistic::mean:
+      break;
+  }
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+std::string config_text(const Problem& problem, std::span<const Value> config) {
+  std::string text;
+  for (std::size_t p = 0; p < config.size(); ++p)
+    text += fmt::format("{}{}={}", p ? ", " : "", problem.parameters[p].name, config[p].repr());
+  return text;
+}
+
+const KernelSpecification& validated(const KernelSpecification& spec, const Problem& problem) {
+  spec.validate(problem);
+  return spec;
+}
+
+// The measurements every evaluation has besides the metrics and accuracy measures (usable as objectives).
+constexpr const char* kTimeMeasurements[] = {"time", "compile_time", "verification_time", "benchmark_time"};
+
+}  // namespace
+
+LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, KernelSpecification spec,
+                             LiveEvaluatorOptions options)
+    : problem_(problem),
+      space_(space),
+      spec_(std::move(spec)),
+      objectives_(std::move(options.objectives)),
+      isolate_(options.isolate),
+      factory_(std::move(options.backend_factory)),
+      planner_(validated(spec_, problem_), problem_) {
+  if (objectives_.empty()) objectives_ = {Objective{"time", false}};
+
+  // Every objective must be something an evaluation measures.
+  std::set<std::string, std::less<>> known(std::begin(kTimeMeasurements), std::end(kTimeMeasurements));
+  for (const auto& m : spec_.metrics) known.insert(m.name);
+  for (const auto& a : spec_.accuracy) known.insert(a.name);
+  for (const auto& o : objectives_)
+    if (!known.count(o.name))
+      throw std::invalid_argument(fmt::format("objective '{}' is not measured; measured: {}", o.name, fmt::join(known, ", ")));
+
+  if (!factory_) {
+    factory_ = [name = spec_.backend, backend_options = spec_.backend_options] {
+      return make_backend(name, backend_options);
+    };
+  }
+  arguments_ = make_arguments(spec_, problem_);
+  source_ = load_source(spec_);
+
+  // Verification: what to read back after the check run, and what to compare it with.
+  const auto& v = spec_.verification;
+  auto argument_index = [&](const std::string& name, const char* what) -> std::uint32_t {
+    for (std::size_t i = 0; i < arguments_.size(); ++i)
+      if (arguments_[i].name == name) {
+        if (!arguments_[i].is_output())
+          throw std::invalid_argument(fmt::format("{} '{}' is not an output argument", what, name));
+        return static_cast<std::uint32_t>(i);
+      }
+    throw std::invalid_argument(fmt::format("{} '{}' is not an argument of the kernel", what, name));
+  };
+  switch (v.kind) {
+    case Verification::Kind::none:
+      break;
+    case Verification::Kind::callback:
+      if (!v.callback) throw std::invalid_argument("verification by callback without a callback");
+      for (std::size_t i = 0; i < arguments_.size(); ++i)
+        if (!arguments_[i].scalar && !arguments_[i].local_memory) read_back_.push_back(static_cast<std::uint32_t>(i));
+      expected_.resize(read_back_.size());
+      break;
+    case Verification::Kind::configuration:
+      for (std::size_t i = 0; i < arguments_.size(); ++i)
+        if (arguments_[i].is_output()) read_back_.push_back(static_cast<std::uint32_t>(i));
+      expected_.resize(read_back_.size());  // filled by the reference run below
+      break;
+    case Verification::Kind::files:
+      for (const auto& [name, path] : v.files) {
+        const std::uint32_t i = argument_index(name, "reference file for");
+        std::ifstream in(path, std::ios::binary);
+        if (!in) throw io::InputError(path, "", fmt::format("cannot read the reference output of '{}'", name));
+        std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        KernelArgument expected = arguments_[i];
+        if (data.size() != expected.bytes.size())
+          throw io::InputError(path, "", fmt::format("the reference output of '{}' has {} bytes, the argument {}", name,
+                                                     data.size(), expected.bytes.size()));
+        std::transform(data.begin(), data.end(), expected.bytes.begin(), [](char c) { return static_cast<std::byte>(c); });
+        read_back_.push_back(i);
+        expected_.push_back(std::move(expected));
+      }
+      break;
+  }
+  tolerance_check_.assign(read_back_.size(), true);
+  for (const auto& a : spec_.accuracy) {
+    if (canonical_accuracy_metric(a.metric).empty())
+      throw std::invalid_argument(fmt::format("accuracy measure '{}': unknown metric '{}' (known: {})", a.name, a.metric,
+                                              fmt::join(accuracy_metric_names(), ", ")));
+    const std::uint32_t i = argument_index(a.argument, "accuracy measure of");
+    const auto at = std::find(read_back_.begin(), read_back_.end(), i);
+    if (at == read_back_.end() || v.kind == Verification::Kind::callback)
+      throw std::invalid_argument(fmt::format("accuracy measure '{}' needs a reference output of '{}' (a reference "
+                                              "configuration or a reference file)", a.name, a.argument));
+    const auto position = static_cast<std::size_t>(at - read_back_.begin());
+    accuracy_position_.push_back(position);
+    tolerance_check_[position] = false;
+  }
+  verify_ = v.kind != Verification::Kind::none;
+
+  start_backend(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(std::max(spec_.timeout_s, 30.0))));
+  if (v.kind == Verification::Kind::configuration) run_reference_configuration();
+}
+
+LiveEvaluator::~LiveEvaluator() = default;
+
+void LiveEvaluator::start_backend(Clock::time_point deadline) {
+  std::vector<std::size_t> sizes;
+  for (const auto& a : arguments_) sizes.push_back(a.bytes.size());
+  // In the worker this runs after the fork: the backend and its device state exist only there.
+  auto make_runner = [&] {
+    auto backend = factory_();
+    if (!backend) throw std::runtime_error("the backend factory returned no backend");
+    backend->set_arguments(arguments_);
+    return std::make_unique<detail::KernelRunner>(std::move(backend), source_, sizes);
+  };
+  if (isolate_) {
+    worker_.reset();
+    worker_ = std::make_unique<detail::WorkerProcess>(make_runner, deadline);
+    device_info_ = worker_->device_info();
+    ++workers_started_;
+  } else {
+    in_process_ = make_runner();
+    device_info_ = in_process_->backend().device_info();
+  }
+}
+
+detail::WorkerReply LiveEvaluator::run(const detail::RunRequest& request, Clock::time_point deadline) {
+  if (isolate_) return worker_->run(request, deadline);
+  // In process: no deadline can be enforced (the kernel runs on this thread).
+  detail::WorkerReply reply;
+  reply.result = in_process_->run(request);
+  return reply;
+}
+
+void LiveEvaluator::run_reference_configuration() {
+  const auto& wanted = spec_.verification.configuration;
+  std::vector<Value> config;
+  for (const auto& p : problem_.parameters) {
+    const auto it = wanted.find(p.name);
+    if (it == wanted.end())
+      throw std::invalid_argument(fmt::format("the reference configuration has no value for parameter '{}'", p.name));
+    config.push_back(it->second);
+  }
+  for (const auto& [name, value] : wanted)
+    if (!problem_.parameter_index(name))
+      throw std::invalid_argument(fmt::format("the reference configuration names '{}', which is not a parameter", name));
+
+  const std::string which = config_text(problem_, config);
+  const auto fail = [&](const std::string& why) {
+    throw std::runtime_error(fmt::format("the reference configuration ({}) failed: {}", which, why));
+  };
+  LaunchPlan plan;
+  try {
+    plan = planner_.plan(config);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+  detail::RunRequest request;
+  request.kernel_name = plan.kernel_name;
+  request.defines = plan.defines;
+  request.geometry = plan.geometry;
+  request.check_run = true;
+  request.read_back = read_back_;
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec_.timeout_s));
+  detail::WorkerReply reply = run(request, deadline);
+  if (reply.kind == detail::WorkerReply::Kind::timeout) {
+    start_backend(Clock::now() + std::chrono::seconds(30));
+    fail(fmt::format("timeout after {:g} s", spec_.timeout_s));
+  }
+  if (reply.kind == detail::WorkerReply::Kind::died) {
+    start_backend(Clock::now() + std::chrono::seconds(30));
+    fail(reply.message);
+  }
+  const auto& r = reply.result;
+  if (r.outcome == detail::RunOutcome::compile_error) fail(r.message + (r.log.empty() ? "" : "\n" + r.log));
+  if (r.outcome != detail::RunOutcome::ok) fail(r.message);
+  for (std::size_t j = 0; j < read_back_.size(); ++j) {
+    KernelArgument expected = arguments_[read_back_[j]];
+    expected.bytes = r.outputs.at(j);
+    expected_[j] = std::move(expected);
+  }
+}
+
+std::string LiveEvaluator::check_outputs(const std::vector<std::vector<std::byte>>& outputs,
+                                         std::map<std::string, double, std::less<>>& measurements) const {
+  if (outputs.size() != read_back_.size()) return "the backend returned the wrong number of outputs";
+  for (std::size_t k = 0; k < spec_.accuracy.size(); ++k) {
+    const auto& a = spec_.accuracy[k];
+    const std::size_t j = accuracy_position_[k];
+    measurements[a.name] = accuracy_error(a.metric, *expected_[j], arguments_[read_back_[j]].type, outputs[j]);
+  }
+  if (spec_.verification.kind == Verification::Kind::callback) {
+    std::vector<KernelArgument> after = arguments_;
+    for (std::size_t j = 0; j < read_back_.size(); ++j) after[read_back_[j]].bytes = outputs[j];
+    return spec_.verification.callback(after);
+  }
+  for (std::size_t j = 0; j < read_back_.size(); ++j) {
+    if (!expected_[j] || !tolerance_check_[j]) continue;
+    const std::uint32_t i = read_back_[j];
+    const auto& s = spec_.arguments[i];
+    std::string message = compare_output(*expected_[j], outputs[j], s.atol.value_or(spec_.verification.atol),
+                                         s.rtol.value_or(spec_.verification.rtol));
+    if (!message.empty()) return message;
+  }
+  return "";
+}
+
+EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config) {
+  const auto start = Clock::now();
+  EvaluationRecord rec;
+  rec.config = config;
+  rec.timestamp = utc_timestamp();
+  values_.assign(objectives_.size(), std::nan(""));
+  double backend_ms = 0;  // time accounted to compile/verification/benchmark; the rest is framework
+  const auto finish = [&](Status status, std::string message) {
+    rec.status = status;
+    rec.message = std::move(message);
+    if (status != Status::ok) values_.assign(objectives_.size(), std::nan(""));
+    rec.framework_ms = std::max(0.0, ms_between(start, Clock::now()) - backend_ms);
+    return rec;
+  };
+
+  LaunchPlan plan;
+  try {
+    plan = planner_.plan(config);
+  } catch (const std::invalid_argument& e) {
+    return finish(Status::invalid, e.what());
+  }
+  const auto& block = plan.geometry.block;
+  const std::uint64_t threads = block[0] * block[1] * block[2];
+  if (device_info_.max_threads != 0 && threads > device_info_.max_threads)
+    return finish(Status::invalid, fmt::format("a block of {} threads exceeds the device's maximum of {}", threads,
+                                               device_info_.max_threads));
+
+  if (isolate_ && !worker_->alive()) start_backend(Clock::now() + std::chrono::seconds(30));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec_.timeout_s));
+
+  // One round trip: the kernel's steps happen in the worker; what it reports is the backend's time, the rest of the
+  // round trip (messages, copies) is ours. A lost worker reports nothing: its whole round trip counts as running.
+  const auto send = [&](const detail::RunRequest& request) -> std::optional<std::pair<Status, std::string>> {
+    const auto sent = Clock::now();
+    detail::WorkerReply reply = run(request, deadline);
+    if (reply.kind != detail::WorkerReply::Kind::result) {
+      const double lost = ms_between(sent, Clock::now());
+      rec.benchmark_ms += lost;
+      backend_ms += lost;
+      if (reply.kind == detail::WorkerReply::Kind::timeout)
+        return std::pair{Status::timeout, fmt::format("timeout after {:g} s", spec_.timeout_s)};
+      return std::pair{Status::runtime_failed, reply.message};
+    }
+    detail::RunResult& r = reply.result;
+    rec.compile_ms += r.compile_ms;
+    rec.verification_ms += r.check_ms;
+    rec.benchmark_ms += r.benchmark_ms;
+    backend_ms += r.compile_ms + r.check_ms + r.benchmark_ms;
+    rec.runtimes_ms.insert(rec.runtimes_ms.end(), r.runtimes_ms.begin(), r.runtimes_ms.end());
+    switch (r.outcome) {
+      case detail::RunOutcome::ok:
+        break;
+      case detail::RunOutcome::compile_error:
+        return std::pair{Status::compile_failed, r.log.empty() ? r.message : r.message + "\n" + r.log};
+      case detail::RunOutcome::launch_error:
+      case detail::RunOutcome::error:
+        return std::pair{Status::runtime_failed, r.message};
+    }
+    if (request.check_run) {
+      const auto compare_start = Clock::now();
+      std::string wrong = check_outputs(r.outputs, measurements_);
+      const double compare_ms = ms_between(compare_start, Clock::now());
+      rec.verification_ms += compare_ms;
+      backend_ms += compare_ms;
+      if (!wrong.empty()) return std::pair{Status::verification_failed, std::move(wrong)};
+    }
+    return std::nullopt;
+  };
+
+  measurements_.clear();
+  detail::RunRequest request;
+  request.kernel_name = plan.kernel_name;
+  request.defines = std::move(plan.defines);
+  request.geometry = plan.geometry;
+  if (verify_) {
+    // Verify first: a wrong configuration is not benchmarked.
+    request.check_run = true;
+    request.read_back = read_back_;
+    if (auto failed = send(request)) return finish(failed->first, std::move(failed->second));
+    request.compile = false;
+    request.check_run = false;
+    request.read_back.clear();
+    request.defines.clear();
+  }
+  request.warmup = spec_.warmup;
+  request.iterations = static_cast<std::uint32_t>(spec_.iterations);
+  if (auto failed = send(request)) return finish(failed->first, std::move(failed->second));
+
+  auto& m = measurements_;
+  m["time"] = statistic_of(spec_.statistic, rec.runtimes_ms);
+  m["compile_time"] = rec.compile_ms;
+  m["verification_time"] = rec.verification_ms;
+  m["benchmark_time"] = rec.benchmark_ms;
+  rec.measurements.push_back({"time", Value(m["time"]), "ms"});
+  for (const auto& a : spec_.accuracy) rec.measurements.push_back({a.name, Value(m[a.name]), ""});
+  for (const auto& metric : spec_.metrics) {
+    double value = std::nan("");
+    try {
+      value = evaluate_metric(metric, problem_, config, m);
+    } catch (const std::invalid_argument&) {
+      // Not computable for this configuration (e.g. a division by a zero parameter): NaN, and if it is an
+      // objective, the configuration cannot be ranked (below).
+    }
+    m[metric.name] = value;
+    rec.measurements.push_back({metric.name, Value(value), metric.unit});
+  }
+  for (std::size_t j = 0; j < objectives_.size(); ++j) {
+    const double value = m[objectives_[j].name];
+    if (!std::isfinite(value))
+      return finish(Status::runtime_failed, fmt::format("objective '{}' is not a finite number ({})", objectives_[j].name, value));
+    values_[j] = value;
+  }
+  return finish(Status::ok, "");
+}
+
+EvaluationOutcome LiveEvaluator::evaluate(std::size_t index) {
+  EvaluationRecord rec = evaluate_config(space_.values_at(index));
+  const double charged = rec.charged_ms();
+  const Status status = rec.status;
+  records_[index] = std::move(rec);
+  return {status, values_, charged};
+}
+
+EvaluationRecord LiveEvaluator::record(std::size_t index) const {
+  const auto it = records_.find(index);
+  if (it == records_.end()) throw std::logic_error(fmt::format("configuration {} has not been evaluated", index));
+  return it->second;
+}
+
+}  // namespace ktune::live

@@ -1,0 +1,273 @@
+#include "worker_process.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace ktune::live::detail {
+namespace {
+
+enum : std::uint8_t { kHello = 1, kSetupFailed = 2, kResult = 3, kRun = 4 };
+
+// Writes the whole buffer; false when the peer is gone. MSG_NOSIGNAL: a dead peer must not SIGPIPE us.
+bool send_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool send_frame(int fd, std::uint8_t type, const std::string& payload) {
+  std::string frame(sizeof(std::uint64_t) + 1, '\0');
+  const std::uint64_t length = payload.size() + 1;
+  std::memcpy(frame.data(), &length, sizeof length);
+  frame[sizeof length] = static_cast<char>(type);
+  frame += payload;
+  return send_all(fd, frame.data(), frame.size());
+}
+
+// Blocking read of exactly `size` bytes (the child's side); false on EOF or error.
+bool read_all(int fd, char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::read(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* abbrev = ::sigabbrev_np(sig);
+    return abbrev ? fmt::format("worker killed by SIG{}", abbrev) : fmt::format("worker killed by signal {}", sig);
+  }
+  if (WIFEXITED(status)) return fmt::format("worker exited with code {}", WEXITSTATUS(status));
+  return "worker ended";
+}
+
+// The child: never returns.
+[[noreturn]] void serve(int fd, pid_t parent, const std::function<std::unique_ptr<KernelRunner>()>& make_runner) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(0);  // the parent died before prctl took effect
+  ::setpgid(0, 0);                          // its own group, so a timeout also kills a compiler it started
+  ::signal(SIGPIPE, SIG_IGN);
+  // A crashing kernel must end the worker with its signal (reported to the parent), not run the parent's handlers
+  // (sanitizers, crash reporters) in a half-broken process.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
+  std::unique_ptr<KernelRunner> runner;
+  try {
+    runner = make_runner();
+  } catch (const BackendUnavailable& e) {
+    std::string payload(1, '\1');
+    send_frame(fd, kSetupFailed, payload + e.what());
+    ::_exit(0);
+  } catch (const std::exception& e) {
+    std::string payload(1, '\0');
+    send_frame(fd, kSetupFailed, payload + e.what());
+    ::_exit(0);
+  }
+  std::string out;
+  encode(runner->backend().device_info(), out);
+  if (!send_frame(fd, kHello, out)) ::_exit(0);
+  for (;;) {
+    std::uint64_t length = 0;
+    if (!read_all(fd, reinterpret_cast<char*>(&length), sizeof length) || length == 0) break;
+    std::string frame(length, '\0');
+    if (!read_all(fd, frame.data(), length) || static_cast<std::uint8_t>(frame[0]) != kRun) break;
+    RunResult result;
+    try {
+      result = runner->run(decode_request(std::string_view(frame).substr(1)));
+    } catch (const std::exception& e) {  // a malformed request: report it rather than vanish
+      result.outcome = RunOutcome::error;
+      result.message = e.what();
+    }
+    out.clear();
+    encode(result, out);
+    if (!send_frame(fd, kResult, out)) break;
+  }
+  runner.reset();  // backends clean up (temporary files) on the way out
+  ::_exit(0);
+}
+
+}  // namespace
+
+WorkerProcess::WorkerProcess(const std::function<std::unique_ptr<KernelRunner>()>& make_runner,
+                             Clock::time_point setup_deadline) {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    throw std::runtime_error(fmt::format("cannot create the worker's socket: {}", std::strerror(errno)));
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(fmt::format("cannot start a worker process: {}", std::strerror(err)));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    serve(fds[1], parent, make_runner);
+  }
+  ::setpgid(pid, pid);  // also here: whichever of the two runs first, the group exists before we may kill it
+  ::close(fds[1]);
+  pid_ = pid;
+  fd_ = fds[0];
+
+  std::string payload;
+  std::uint8_t type = 0;
+  const Wait wait = read_frame(payload, type, setup_deadline);
+  if (wait == Wait::timeout) {
+    kill_and_reap();
+    throw std::runtime_error("the worker process did not finish setting up the backend in time");
+  }
+  if (wait == Wait::eof) throw std::runtime_error("the worker process died setting up the backend: " + reap_dead());
+  if (type == kSetupFailed) {
+    const bool unavailable = !payload.empty() && payload[0] == '\1';
+    std::string message = payload.empty() ? "" : payload.substr(1);
+    reap_dead();
+    if (unavailable) throw BackendUnavailable(message);
+    throw std::runtime_error(message);
+  }
+  if (type != kHello) {
+    kill_and_reap();
+    throw std::runtime_error("worker protocol: expected hello");
+  }
+  device_info_ = decode_device_info(payload);
+}
+
+WorkerProcess::~WorkerProcess() {
+  if (!alive()) return;
+  ::close(fd_);
+  fd_ = -1;
+  // An idle worker exits at EOF at once; give it a moment to clean up, then insist.
+  for (int i = 0; i < 200; ++i) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill_and_reap();
+}
+
+WorkerProcess::Wait WorkerProcess::read_frame(std::string& payload, std::uint8_t& type, Clock::time_point deadline) {
+  std::string buffer;
+  std::uint64_t length = 0;
+  std::size_t want = sizeof length;
+  bool have_length = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return Wait::timeout;
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      return Wait::eof;
+    }
+    if (ready == 0) continue;  // the deadline check above ends the wait
+    char chunk[65536];
+    const std::size_t room = std::min(sizeof chunk, want - buffer.size());
+    const ssize_t n = ::read(fd_, chunk, room);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Wait::eof;
+    buffer.append(chunk, static_cast<std::size_t>(n));
+    if (buffer.size() < want) continue;
+    if (!have_length) {
+      std::memcpy(&length, buffer.data(), sizeof length);
+      if (length == 0) return Wait::eof;
+      have_length = true;
+      buffer.clear();
+      buffer.reserve(length);
+      want = length;
+      continue;
+    }
+    type = static_cast<std::uint8_t>(buffer[0]);
+    payload.assign(buffer, 1);
+    return Wait::frame;
+  }
+}
+
+WorkerReply WorkerProcess::run(const RunRequest& request, Clock::time_point deadline) {
+  if (!alive()) throw std::logic_error("WorkerProcess::run on a dead worker");
+  std::string payload;
+  encode(request, payload);
+  WorkerReply reply;
+  if (!send_frame(fd_, kRun, payload)) {
+    reply.kind = WorkerReply::Kind::died;
+    reply.message = reap_dead();
+    return reply;
+  }
+  std::uint8_t type = 0;
+  payload.clear();
+  switch (read_frame(payload, type, deadline)) {
+    case Wait::timeout:
+      reply.kind = WorkerReply::Kind::timeout;
+      kill_and_reap();
+      return reply;
+    case Wait::eof:
+      reply.kind = WorkerReply::Kind::died;
+      reply.message = reap_dead();
+      return reply;
+    case Wait::frame:
+      break;
+  }
+  if (type != kResult) {
+    kill_and_reap();
+    throw std::runtime_error("worker protocol: expected a result");
+  }
+  reply.result = decode_result(payload);
+  return reply;
+}
+
+std::string WorkerProcess::kill_and_reap() {
+  std::string how = "worker killed";
+  if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    how = describe_status(status);
+  }
+  pid_ = -1;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  return how;
+}
+
+std::string WorkerProcess::reap_dead() {
+  // The socket closed because the child is dying; its exit status follows within moments.
+  for (int i = 0; i < 500 && pid_ > 0; ++i) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      if (fd_ >= 0) ::close(fd_);
+      fd_ = -1;
+      return describe_status(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return kill_and_reap();  // it closed the socket but lingers: end it
+}
+
+}  // namespace ktune::live::detail

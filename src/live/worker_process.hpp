@@ -1,0 +1,66 @@
+#pragma once
+// A child process that owns the backend, so that a kernel that crashes or never ends costs one configuration, not the
+// tuning run. The parent forks it *before* any backend exists (no OpenCL/CUDA driver state, no driver threads are
+// ever forked); the child builds its KernelRunner (backend + set_arguments, from data inherited through the fork),
+// says hello with the device information and then serves RunRequests over a socketpair until it reads EOF.
+//
+// Protocol (both directions): frames of [u64 length][u8 type][payload], payloads encoded by kernel_run.hpp.
+//   child -> parent: hello(DeviceInfo) | setup_failed(u8 unavailable, message) | result(RunResult)
+//   parent -> child: run(RunRequest)
+// Outputs needed for verification travel back to the parent in the result (the reference stays in the parent).
+//
+// The parent waits with poll() until a deadline. On timeout it SIGKILLs the worker's process group (the worker and
+// any compiler it started), reaps it and reports a timeout; a worker that dies (EOF) is reaped and its signal or exit
+// code reported. Either way the WorkerProcess is dead and the caller starts a new one for the next configuration.
+//
+// Forking: fork() copies only the calling thread. The child must not need a lock another parent thread held at the
+// fork, so create workers while no other threads are busy (the CLI is single-threaded then); glibc's malloc is
+// fork-safe. The child ends with _exit(), never running the parent's atexit handlers or static destructors, and gets
+// SIGKILL when the thread that forked it dies (PR_SET_PDEATHSIG), so a killed tuner leaves no worker behind.
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "kernel_run.hpp"
+
+namespace ktune::live::detail {
+
+struct WorkerReply {
+  enum class Kind { result, timeout, died };
+  Kind kind = Kind::result;
+  RunResult result;     // Kind::result
+  std::string message;  // timeout / died: "worker killed by SIGSEGV", "worker exited with code 3"
+};
+
+class WorkerProcess {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // Forks and waits (until `setup_deadline`) for the child's hello. Throws BackendUnavailable when the child's
+  // factory did, std::runtime_error for any other setup failure (message, death or timeout of the child).
+  WorkerProcess(const std::function<std::unique_ptr<KernelRunner>()>& make_runner, Clock::time_point setup_deadline);
+  ~WorkerProcess();  // closes the socket (the child exits on EOF); kills the child if it does not
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  const DeviceInfo& device_info() const { return device_info_; }
+  bool alive() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+
+  // Sends the request and waits for the result until `deadline`. After a timeout or death the worker is not alive.
+  WorkerReply run(const RunRequest& request, Clock::time_point deadline);
+
+ private:
+  enum class Wait { frame, timeout, eof };
+  Wait read_frame(std::string& payload, std::uint8_t& type, Clock::time_point deadline);
+  std::string kill_and_reap();  // SIGKILL the group, reap; returns how it ended
+  std::string reap_dead();      // reap a child that closed its socket; returns how it ended
+
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  DeviceInfo device_info_;
+};
+
+}  // namespace ktune::live::detail
