@@ -32,6 +32,13 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
 std::uint64_t seed_of(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d = 0) {
   return mix(mix(mix(mix(seed, a), b), c), d);
 }
+// Spaces and strategies enter the seeds by name (FNV-1a), not by position: adding a strategy to a comparison or
+// reordering the list leaves every other strategy's runs, and so its score, unchanged.
+std::uint64_t key_of(std::string_view name) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : name) h = (h ^ ch) * 1099511628211ull;
+  return h;
+}
 
 // Runs f(0..n-1) on `threads` threads; the first exception is rethrown after all have stopped.
 void parallel_for(std::size_t n, unsigned threads, const std::function<void(std::size_t)>& f) {
@@ -213,7 +220,8 @@ ComparisonReport compare(const std::vector<ComparisonSpace>& spaces, const std::
     constexpr int kAttempts = 20;  // as the reference
     for (int attempt = 0;; ++attempt) {
       auto strategy = make_strategy(strategies[k].name, strategies[k].hyperparameters);
-      tuning.seed = seed_of(options.seed, s, k, r, static_cast<std::uint64_t>(attempt));
+      tuning.seed = seed_of(options.seed, key_of(p.result.name), key_of(strategies[k].label), r,
+                            static_cast<std::uint64_t>(attempt));
       Run run = run_of(tune(*p.space, *p.evaluator, *strategy, tuning).trace);
       if (enough_inside(run, p.result, p.min_evaluations)) {
         runs[job] = std::move(run);
@@ -240,7 +248,7 @@ ComparisonReport compare(const std::vector<ComparisonSpace>& spaces, const std::
       out.runs = external.at(out.strategy).at(space.name);
     }
     CurveOptions curve_options;
-    curve_options.seed = seed_of(options.seed, s, k, 0xc0ffee);
+    curve_options.seed = seed_of(options.seed, key_of(space.name), key_of(out.strategy), 0xc0ffee);
     out.curve = strategy_curve_over_time(out.runs, space.stats, space.time_points, curve_options);
     out.performance = standardised_performance(out.curve.values, space.baseline, space.stats.optimum());
     out.score = mean(out.performance);

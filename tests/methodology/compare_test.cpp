@@ -89,11 +89,12 @@ TEST(Compare, RandomSampleScoresAboutZeroOnTheTrainingSpaces) {
   ASSERT_EQ(report.aggregate.size(), 1u);
   // Kernel Tuner's random_sample scores -0.09 ... -0.01 with the reference package (methodology.md §2.3); ours
   // samples until the budget ends, so it does not stop early on A100 convolution.
-  // Per space, 25 random runs scatter by about +-0.15 (seeds 0-3 at 100 repeats: -0.15 ... 0.10).
-  EXPECT_GE(report.aggregate[0].score, -0.1);
-  EXPECT_LE(report.aggregate[0].score, 0.05);
+  // 25 random runs scatter: over seeds 0-7 the aggregate spans -0.13 ... 0.03 and single spaces -0.44 ... 0.27
+  // (MI250X convolution has the widest spread). A broken sampler (repeats, a fixed region) scores far below.
+  EXPECT_GE(report.aggregate[0].score, -0.15);
+  EXPECT_LE(report.aggregate[0].score, 0.08);
   for (const auto& space : report.spaces) {
-    EXPECT_NEAR(space.strategies[0].score, 0.0, 0.3) << space.name;
+    EXPECT_NEAR(space.strategies[0].score, 0.0, 0.5) << space.name;
     EXPECT_EQ(space.strategies[0].curve.real_stopping_fraction, 1.0) << space.name;
   }
 }
