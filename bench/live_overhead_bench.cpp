@@ -73,7 +73,8 @@ void BM_LiveOverhead(benchmark::State& state, bool isolate, bool verify) {
                               .build();
   const SearchSpace space = SearchSpace::build(problem);
   live::LiveEvaluator evaluator(problem, space, trivial_spec(verify),
-                                {{}, isolate, [] { return std::make_unique<TrivialBackend>(); }});
+                                {.objectives = {}, .isolate = isolate,
+                                 .backend_factory = [] { return std::make_unique<TrivialBackend>(); }});
   const auto path = std::filesystem::temp_directory_path() / "ktune_live_overhead_cache.json";
   std::filesystem::remove(path);
   io::CacheHeader header{evaluator.device_name(), evaluator.kernel_name(), nullptr, problem, {"time"}};

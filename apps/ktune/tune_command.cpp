@@ -57,6 +57,7 @@ struct TuneOptions {
   std::optional<int> iterations, platform, device;
   std::optional<double> timeout;
   bool no_verify = false, in_process = false;
+  std::vector<std::string> observers;
 };
 
 // "\r 1,234 evaluations  best time 1.2345  clock 12.3 s" on stderr, at most four times a second.
@@ -222,9 +223,14 @@ int run_tune(const TuneOptions& o) {
       space.emplace(SearchSpace::build(*problem));
       problem_size = spec->problem_size;
       // The worker process is forked here, before anything else runs threads.
-      auto e = std::make_unique<live::LiveEvaluator>(space->problem(), *space, *spec,
-                                                     live::LiveEvaluatorOptions{objectives, !o.in_process, {}});
+      live::LiveEvaluatorOptions options;
+      options.objectives = objectives;
+      options.isolate = !o.in_process;
+      options.observers = o.observers;
+      auto e = std::make_unique<live::LiveEvaluator>(space->problem(), *space, *spec, std::move(options));
       live_evaluator = e.get();
+      if (!o.quiet)
+        for (const auto& note : e->observer_notes()) std::cerr << "ktune tune: note: not observing " << note << "\n";
       evaluator = std::move(e);
     } else {
       space.emplace(problem ? SearchSpace::build(*problem) : space_from_results(*results));
@@ -392,6 +398,8 @@ int run_tune(const TuneOptions& o) {
                    {"verification", s.verification.kind != live::Verification::Kind::none},
                    {"isolated", !o.in_process},
                    {"workers_started", live_evaluator->workers_started()},
+                   {"observers", live_evaluator->observers()},
+                   {"observer_notes", live_evaluator->observer_notes()},
                    {"statuses", statuses}};
   }
   if (o.trace) {
@@ -474,6 +482,10 @@ Command add_tune_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--compiler", o->compiler, "Live, cpp backend: the compiler command (default $CXX or c++)");
   sub->add_flag("--no-verify", o->no_verify, "Live: skip verification against the reference");
+  sub->add_option("--observer", o->observers,
+                  "Live: also observe energy and power: powercap (Linux RAPL, CPU) or nvml (NVIDIA GPU); repeatable. "
+                  "Skipped with a note where the machine does not expose them")
+      ->check(CLI::IsMember(live::observer_names()));
   sub->add_flag("--in-process", o->in_process,
                 "Live: run kernels in this process (debugging; a crash ends the run and timeouts are not enforced)");
   return {sub, [o] {

@@ -81,8 +81,11 @@ class Reader {
 }  // namespace
 
 KernelRunner::KernelRunner(std::unique_ptr<Backend> backend, KernelSource source,
-                           std::vector<std::size_t> argument_sizes)
-    : backend_(std::move(backend)), source_(std::move(source)), argument_sizes_(std::move(argument_sizes)) {}
+                           std::vector<std::size_t> argument_sizes, std::vector<std::unique_ptr<Observer>> observers)
+    : backend_(std::move(backend)),
+      source_(std::move(source)),
+      argument_sizes_(std::move(argument_sizes)),
+      observers_(std::move(observers)) {}
 
 RunResult KernelRunner::run(const RunRequest& request) {
   RunResult result;
@@ -115,8 +118,17 @@ RunResult KernelRunner::run(const RunRequest& request) {
       const auto start = Clock::now();
       if (request.warmup) backend_->launch(*kernel_, request.geometry);
       result.runtimes_ms.reserve(request.iterations);
+      const bool observe = request.iterations > 0 && !observers_.empty();
+      if (observe)
+        for (auto& o : observers_) o->start();
+      const auto timed_start = Clock::now();
       for (std::uint32_t k = 0; k < request.iterations; ++k)
         result.runtimes_ms.push_back(backend_->launch(*kernel_, request.geometry));
+      const double timed_ms = ms_since(timed_start);
+      if (observe)
+        for (auto& o : observers_)
+          for (auto& observation : o->stop(request.iterations, timed_ms))
+            result.observations.push_back(std::move(observation));
       result.benchmark_ms = ms_since(start);
     }
   } catch (const CompileError& e) {
@@ -134,6 +146,7 @@ RunResult KernelRunner::run(const RunRequest& request) {
     if (result.outcome == RunOutcome::compile_error) kernel_.reset();
     result.runtimes_ms.clear();
     result.outputs.clear();
+    result.observations.clear();
   }
   return result;
 }
@@ -187,6 +200,12 @@ void encode(const RunResult& res, std::string& out) {
   for (double t : res.runtimes_ms) w.pod(t);
   w.pod<std::uint64_t>(res.outputs.size());
   for (const auto& o : res.outputs) w.bytes(o);
+  w.pod<std::uint64_t>(res.observations.size());
+  for (const auto& o : res.observations) {
+    w.str(o.name);
+    w.pod(o.value);
+    w.str(o.unit);
+  }
 }
 
 RunResult decode_result(std::string_view in) {
@@ -202,6 +221,13 @@ RunResult decode_result(std::string_view in) {
   res.benchmark_ms = r.pod<double>();
   for (std::size_t n = r.count(); n > 0; --n) res.runtimes_ms.push_back(r.pod<double>());
   for (std::size_t n = r.count(); n > 0; --n) res.outputs.push_back(r.bytes());
+  for (std::size_t n = r.count(); n > 0; --n) {
+    Observation o;
+    o.name = r.str();
+    o.value = r.pod<double>();
+    o.unit = r.str();
+    res.observations.push_back(std::move(o));
+  }
   r.end();
   return res;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ktune/live/backend.hpp"
+#include "ktune/live/observer.hpp"
 
 namespace ktune::live::detail {
 
@@ -35,12 +36,14 @@ struct RunResult {
   double compile_ms = 0, check_ms = 0, benchmark_ms = 0;  // steady-clock time of each step, backend side
   std::vector<double> runtimes_ms;                        // one per timed launch, as the backend reports them
   std::vector<std::vector<std::byte>> outputs;            // the read_back arguments after the check run
+  std::vector<Observation> observations;                  // the observers' reports over the timed launches
 };
 
 // Owns a backend that has its arguments set, the kernel source without its name, and the last compiled kernel.
 class KernelRunner {
  public:
-  KernelRunner(std::unique_ptr<Backend> backend, KernelSource source, std::vector<std::size_t> argument_sizes);
+  KernelRunner(std::unique_ptr<Backend> backend, KernelSource source, std::vector<std::size_t> argument_sizes,
+               std::vector<std::unique_ptr<Observer>> observers = {});
   // Never throws for a failing kernel: CompileError, LaunchError and other exceptions become the outcome.
   RunResult run(const RunRequest& request);
   const Backend& backend() const { return *backend_; }
@@ -50,6 +53,7 @@ class KernelRunner {
   KernelSource source_;
   std::vector<std::size_t> argument_sizes_;  // bytes of each argument, for read_argument
   std::unique_ptr<CompiledKernel> kernel_;
+  std::vector<std::unique_ptr<Observer>> observers_;
 };
 
 // The wire format: little helpers appending to / reading from a byte string. Decoding throws std::runtime_error on a

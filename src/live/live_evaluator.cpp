@@ -86,9 +86,26 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
   std::set<std::string, std::less<>> known(std::begin(kTimeMeasurements), std::end(kTimeMeasurements));
   for (const auto& m : spec_.metrics) known.insert(m.name);
   for (const auto& a : spec_.accuracy) known.insert(a.name);
+  // Observers are probed here, then made again where the kernel runs (the worker after its fork).
+  observer_options_ = options.observer_options;
+  observer_options_.device = spec_.backend_options.device;
+  for (const auto& name : options.observers) {
+    if (std::find(observers_.begin(), observers_.end(), name) != observers_.end()) continue;
+    std::string why_not;
+    if (auto observer = make_observer(name, observer_options_, why_not)) {
+      observers_.push_back(name);
+      for (auto& measured : observer->measurement_names()) known.insert(std::move(measured));
+    } else {
+      observer_notes_.push_back(name + ": " + why_not);
+    }
+  }
   for (const auto& o : objectives_)
     if (!known.count(o.name))
-      throw std::invalid_argument(fmt::format("objective '{}' is not measured; measured: {}", o.name, fmt::join(known, ", ")));
+      throw std::invalid_argument(fmt::format("objective '{}' is not measured; measured: {}{}", o.name,
+                                              fmt::join(known, ", "),
+                                              observer_notes_.empty()
+                                                  ? std::string()
+                                                  : fmt::format(" (not observing: {})", fmt::join(observer_notes_, "; "))));
 
   if (!factory_) {
     factory_ = [name = spec_.backend, backend_options = spec_.backend_options] {
@@ -170,7 +187,14 @@ void LiveEvaluator::start_backend(Clock::time_point deadline) {
     auto backend = factory_();
     if (!backend) throw std::runtime_error("the backend factory returned no backend");
     backend->set_arguments(arguments_);
-    return std::make_unique<detail::KernelRunner>(std::move(backend), source_, sizes);
+    std::vector<std::unique_ptr<Observer>> observers;
+    for (const auto& name : observers_) {
+      std::string why_not;
+      auto observer = make_observer(name, observer_options_, why_not);
+      if (!observer) throw std::runtime_error(fmt::format("observer {}: {}", name, why_not));
+      observers.push_back(std::move(observer));
+    }
+    return std::make_unique<detail::KernelRunner>(std::move(backend), source_, sizes, std::move(observers));
   };
   if (isolate_) {
     worker_.reset();
@@ -297,6 +321,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
 
   // One round trip: the kernel's steps happen in the worker; what it reports is the backend's time, the rest of the
   // round trip (messages, copies) is ours. A lost worker reports nothing: its whole round trip counts as running.
+  std::vector<Observation> observed;
   const auto send = [&](const detail::RunRequest& request) -> std::optional<std::pair<Status, std::string>> {
     const auto sent = Clock::now();
     detail::WorkerReply reply = run(request, deadline);
@@ -314,6 +339,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
     rec.benchmark_ms += r.benchmark_ms;
     backend_ms += r.compile_ms + r.check_ms + r.benchmark_ms;
     rec.runtimes_ms.insert(rec.runtimes_ms.end(), r.runtimes_ms.begin(), r.runtimes_ms.end());
+    observed.insert(observed.end(), r.observations.begin(), r.observations.end());
     switch (r.outcome) {
       case detail::RunOutcome::ok:
         break;
@@ -360,6 +386,10 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
   m["benchmark_time"] = rec.benchmark_ms;
   rec.measurements.push_back({"time", Value(m["time"]), "ms"});
   for (const auto& a : spec_.accuracy) rec.measurements.push_back({a.name, Value(m[a.name]), ""});
+  for (auto& o : observed) {  // before the metrics, which may use them (e.g. GFLOP/J)
+    m[o.name] = o.value;
+    rec.measurements.push_back({o.name, Value(o.value), o.unit});
+  }
   for (const auto& metric : spec_.metrics) {
     double value = std::nan("");
     try {

@@ -22,6 +22,7 @@ namespace ktune::testing {
 struct FakeBackendOptions {
   std::vector<double> durations{1.0};
   std::uint64_t max_threads = 0;
+  std::function<void()> on_launch;  // runs at every launch, where the backend lives (e.g. to drive a fake counter)
 };
 
 class FakeBackend final : public live::Backend {
@@ -63,6 +64,7 @@ class FakeBackend final : public live::Backend {
   double launch(live::CompiledKernel& compiled, const live::LaunchGeometry&) override {
     auto& k = static_cast<Kernel&>(compiled);
     const double duration = options_.durations[k.launches++ % options_.durations.size()];
+    if (options_.on_launch) options_.on_launch();
     if (k.name == "trivial") return duration;
     if (k.name == "launch_error") throw live::LaunchError("fake launch failure: out of resources");
     if (k.name == "hang")

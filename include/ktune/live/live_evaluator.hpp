@@ -24,6 +24,7 @@
 #include "ktune/live/backend.hpp"
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/live/launch_planner.hpp"
+#include "ktune/live/observer.hpp"
 #include "ktune/problem.hpp"
 #include "ktune/tuning/evaluator.hpp"
 
@@ -46,6 +47,10 @@ struct LiveEvaluatorOptions {
   bool isolate = true;
   // Creates the backend (in the worker when isolated). Empty: make_backend(spec.backend, spec.backend_options).
   std::function<std::unique_ptr<Backend>()> backend_factory;
+  // Observers by name ("powercap", "nvml"): one that cannot observe on this machine is left out with a note
+  // (observer_notes()); its measurements then do not exist (an objective on them is an error).
+  std::vector<std::string> observers = {};
+  ObserverOptions observer_options = {};  // its device is taken from the spec's backend options
 };
 
 class LiveEvaluator final : public Evaluator {
@@ -71,6 +76,9 @@ class LiveEvaluator final : public Evaluator {
   const KernelSpecification& specification() const { return spec_; }
   // Worker processes started so far (1 after construction when isolated; +1 after each timeout or crash).
   std::size_t workers_started() const { return workers_started_; }
+  // The observers observing, and why each of the others cannot ("powercap: no /sys/class/powercap ...").
+  const std::vector<std::string>& observers() const { return observers_; }
+  const std::vector<std::string>& observer_notes() const { return observer_notes_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -95,6 +103,8 @@ class LiveEvaluator final : public Evaluator {
   std::unique_ptr<detail::WorkerProcess> worker_;
   std::unique_ptr<detail::KernelRunner> in_process_;
   std::size_t workers_started_ = 0;
+  std::vector<std::string> observers_, observer_notes_;
+  ObserverOptions observer_options_;
 
   // Verification: the arguments read back after the check run, their expected contents (reference), tolerances.
   bool verify_ = false;
