@@ -13,12 +13,11 @@ build: setup
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKTUNE_WERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-# A real tuning job, simulated until live tuning exists: random search on the dedispersion kernel, replaying the
-# measurements of every configuration on an A100 (a brute-forced Kernel Tuner cache).
+# A real tuning job, live on this machine: the tiled OpenCL matrix multiply of examples/matmul, compiled and run per
+# configuration by PoCL on the CPU, verified against its reference configuration, searched by the genetic algorithm
+# for 60 seconds of wall clock. It prints progress and the best configuration.
 run: build
-	./$(BUILD)/ktune tune $(SHARED)/data/benchmark_hub/t1/dedispersion_milo.json \
-	  --simulate $(SHARED)/data/benchmark_hub/cachefiles/dedispersion_milo/A100.json.gz \
-	  --strategy random_sample --max-fevals 200 --seed 1
+	./$(BUILD)/ktune tune examples/matmul/matmul_opencl.json --strategy genetic_algorithm --time-limit 60 --seed 1
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -1,7 +1,8 @@
 // firefly_algorithm: Yang's firefly algorithm in the continuous epsilon view (Kernel Tuner's firefly_algorithm), each
 // move costed at once, invalid snaps repaired like pso. Fixes to Kernel Tuner's version: the brightest firefly, which
 // no other attracts, takes a random step instead of standing still (otherwise the swarm collapses onto it and only
-// revisits), and the swarm restarts from fresh, preferably unevaluated, positions after maxiter generations.
+// revisits), and the swarm restarts after maxiter generations. Constraint aware, each swarm starts from a
+// Latin-hypercube sample of valid configurations.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -43,8 +44,13 @@ class Firefly final : public Strategy {
       view.clip(p);
     };
     for (;;) {  // one swarm per pass
+      // Constraint aware, every swarm starts from a Latin-hypercube sample of valid configurations: even cover
+      // instead of random clumps (on the six training spaces, 6 seeds: 0.48 against 0.36 from random starts;
+      // 0.43 against 0.35 on four other spaces). Known configurations in it cost nothing.
+      std::vector<std::size_t> start;
+      if (s_.aware) start = space.lhs_sample(n, rng);
       for (std::size_t i = 0; i < n; ++i) {
-        x[i] = view.random_point(cost, rng);
+        x[i] = i < start.size() ? view.point_of(space.config_at(start[i])) : view.random_point(cost, rng);
         score[i] = view.cost(x[i], cost, rng);
       }
       std::uint64_t evaluations = cost.evaluations();

@@ -12,7 +12,9 @@ namespace ktune {
 std::optional<bool> infer_higher_is_better(std::string_view name) {
   std::string lower(name);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  static constexpr std::array<std::string_view, 4> minimised{"time", "energy", "cost", "loss"};
+  // Errors of accuracy measures (RMSE, max relative error, ...) are minimised too.
+  static constexpr std::array<std::string_view, 10> minimised{"time", "energy", "cost", "loss", "error",
+                                                              "mse",  "rmse",   "mae",  "mre",  "nrmse"};
   static constexpr std::array<std::string_view, 10> maximised{"fitness",  "score",    "gflop/s", "tflop/s",
                                                               "gb/s",     "tb/s",     "gflops/w", "tflops/w",
                                                               "gflop/j",  "tflop/j"};
@@ -21,7 +23,9 @@ std::optional<bool> infer_higher_is_better(std::string_view name) {
   for (auto m : maximised)
     if (lower == m) return true;
   // The methodology's substring rules, for names such as "kernel_time" or "GFLOPS".
-  if (lower.find("time") != std::string::npos) return false;
+  if (lower.find("time") != std::string::npos || lower.find("error") != std::string::npos ||
+      lower.find("energy") != std::string::npos)
+    return false;
   for (std::string_view part : {"score", "flop/s", "flops", "gb/s"})
     if (lower.find(part) != std::string::npos) return true;
   return std::nullopt;

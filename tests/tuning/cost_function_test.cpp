@@ -254,6 +254,10 @@ TEST(Objectives, DirectionsAreInferredLikeKernelTuner) {
   EXPECT_EQ(infer_higher_is_better("score"), true);
   EXPECT_EQ(infer_higher_is_better("GFLOPS/W"), true);
   EXPECT_EQ(infer_higher_is_better("temperature"), std::nullopt);
+  EXPECT_EQ(infer_higher_is_better("error"), false);
+  EXPECT_EQ(infer_higher_is_better("RMSE"), false);
+  EXPECT_EQ(infer_higher_is_better("max_relative_error"), false);
+  EXPECT_EQ(infer_higher_is_better("powercap_energy"), false);
   EXPECT_THROW(make_objectives({"temperature"}), std::invalid_argument);
   EXPECT_TRUE(make_objectives({"temperature"}, {true}).front().higher_is_better);
   EXPECT_FALSE(make_objectives({"GB/s"}, {false}).front().higher_is_better);
