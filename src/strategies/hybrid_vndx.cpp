@@ -8,7 +8,6 @@
 // (constraint aware), and reaching the internal `budget` starts a fresh run instead of
 // stopping.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -85,8 +84,12 @@ class KnnHistory {
       const __m128i q = _mm_load_si128(reinterpret_cast<const __m128i*>(query));
       for (std::size_t i = 0; i < n; ++i) {
         const __m128i row = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes_.data() + 16 * i));
-        const auto equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(row, q)));
-        tally(static_cast<std::size_t>(16 - std::popcount(equal)), costs_[i], k);
+        // Equal bytes counted with a sum of absolute differences: std::popcount of a movemask compiles to a
+        // library call without -mpopcnt, which was a sixth of this strategy's time.
+        const __m128i ones = _mm_and_si128(_mm_cmpeq_epi8(row, q), _mm_set1_epi8(1));
+        const __m128i sums = _mm_sad_epu8(ones, _mm_setzero_si128());
+        const auto equal = static_cast<std::size_t>(_mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4));
+        tally(16 - equal, costs_[i], k);
       }
 #else
       for (std::size_t i = 0; i < n; ++i) {
