@@ -21,5 +21,6 @@ Command add_space_command(CLI::App& app);
 Command add_tune_command(CLI::App& app);
 Command add_strategies_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+Command add_pareto_command(CLI::App& app);
 
 }  // namespace ktune::cli

@@ -12,9 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "ktune/io/derived_measurements.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/methodology/comparison.hpp"
 #include "ktune/methodology/external_runs.hpp"
+#include "ktune/methodology/multiobjective_comparison.hpp"
 #include "ktune/methodology/svg_report.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
 
@@ -24,8 +26,10 @@ namespace {
 using namespace ktune::methodology;
 
 struct CompareOptions {
-  std::vector<std::string> spaces, strategies, runs;
+  std::vector<std::string> spaces, strategies, runs, objectives, derived;
   ComparisonOptions options;
+  std::size_t budget = 200;                // multi-objective: evaluations per run
+  std::vector<std::size_t> checkpoints;    // multi-objective
   bool stats_only = false, json = false;
   std::string output_path, plot_dir;
 };
@@ -124,7 +128,79 @@ void print_scores(const ComparisonReport& report, const CompareOptions& o) {
                            o.options.repeats, o.options.seed, report.run_seconds, report.scoring_seconds);
 }
 
-int run_compare(const CompareOptions& o) {
+nlohmann::json mo_json(const MoComparisonReport& report, bool with_curves) {
+  nlohmann::json spaces = nlohmann::json::array();
+  for (const auto& s : report.spaces) {
+    nlohmann::json j{{"name", s.name},
+                     {"configurations", s.configurations},
+                     {"true_front_size", s.true_front.size()},
+                     {"ideal", series(s.ideal)},
+                     {"nadir", series(s.nadir)},
+                     {"true_front_hypervolume", number(s.true_front_hypervolume)}};
+    nlohmann::json st = nlohmann::json::object();
+    for (const auto& on : s.strategies) {
+      nlohmann::json x{{"improvement", series(on.improvement)},
+                       {"evaluations_to_match", number(on.evaluations_to_match)},
+                       {"median_hypervolume", number(on.median_hypervolume)}};
+      nlohmann::json at = nlohmann::json::array();
+      for (std::size_t c : report.checkpoints) at.push_back(number(on.median_igd[c - 1]));
+      x["median_igd"] = at;
+      if (with_curves) {
+        x["median_igd_curve"] = series(on.median_igd);
+        nlohmann::json front = nlohmann::json::array();
+        for (const auto& p : on.final_front) front.push_back(series(p));
+        x["typical_front"] = front;
+      }
+      st[on.strategy] = std::move(x);
+    }
+    j["strategies"] = std::move(st);
+    if (with_curves) {
+      nlohmann::json front = nlohmann::json::array();
+      for (const auto& p : s.true_front) front.push_back(series(p));
+      j["true_front"] = front;
+    }
+    spaces.push_back(std::move(j));
+  }
+  nlohmann::json aggregate = nlohmann::json::object();
+  for (const auto& a : report.aggregate)
+    aggregate[a.strategy] = {{"improvement", series(a.improvement)},
+                             {"evaluations_to_match", number(a.evaluations_to_match)}};
+  return {{"checkpoints", report.checkpoints}, {"baseline", report.baseline}, {"spaces", spaces},
+          {"aggregate", aggregate}};
+}
+
+void print_mo(const MoComparisonReport& report, const CompareOptions& o) {
+  std::size_t width = 16;
+  for (const auto& s : report.strategies) width = std::max(width, s.size() + 2);
+  std::string cps;
+  for (std::size_t c : report.checkpoints) cps += fmt::format("{}{}", cps.empty() ? "" : "/", c);
+  std::cout << fmt::format("Median normalised IGD+ after {} evaluations (lower is better), {} runs each\n", cps,
+                           o.options.repeats);
+  for (const auto& space : report.spaces) {
+    std::cout << fmt::format("{} ({} configurations, true front {} points)\n", space.name, space.configurations,
+                             space.true_front.size());
+    for (const auto& on : space.strategies) {
+      std::string igd, imp;
+      for (std::size_t c = 0; c < report.checkpoints.size(); ++c) {
+        igd += fmt::format("{:>9.4f}", on.median_igd[report.checkpoints[c] - 1]);
+        imp += fmt::format("{:>7.0f}%", 100 * on.improvement[c]);
+      }
+      std::cout << fmt::format("  {:<{}}{}   vs {}:{}   to match: {:.0f}%\n", on.strategy, width, igd,
+                               report.baseline, imp, 100 * on.evaluations_to_match);
+    }
+  }
+  std::cout << fmt::format("Aggregate (median over spaces): improvement over {} at {} evaluations; evaluations "
+                           "needed to match its IGD+ at {}\n",
+                           report.baseline, cps, report.checkpoints.empty() ? 0 : o.budget);
+  for (const auto& a : report.aggregate) {
+    std::string imp;
+    for (double v : a.improvement) imp += fmt::format("{:>7.0f}%", 100 * v);
+    std::cout << fmt::format("  {:<{}}{}   to match: {:.0f}%\n", a.strategy, width, imp, 100 * a.evaluations_to_match);
+  }
+  std::cout << fmt::format("seed {}; {:.1f} s\n", o.options.seed, report.run_seconds);
+}
+
+int run_compare(CompareOptions o) {
   const auto fail = [](const std::string& message, int code) {
     std::cerr << "ktune compare: error: " << message << "\n";
     return code;
@@ -152,7 +228,51 @@ int run_compare(const CompareOptions& o) {
   }
 
   try {
-    const auto spaces = load_spaces(o.spaces, o.options.threads);
+    auto spaces = load_spaces(o.spaces, o.options.threads);
+    if (!o.derived.empty()) {
+      std::vector<io::DerivedMeasurement> derived;
+      for (const auto& text : o.derived) derived.push_back(io::parse_derived_measurement(text));
+      for (auto& space : spaces) {
+        auto copy = std::make_shared<io::ResultsFile>(*space.results);
+        try {
+          io::add_derived_measurements(*copy, derived);
+        } catch (const std::invalid_argument& e) {
+          throw std::invalid_argument(fmt::format("{}: {}", space.name, e.what()));
+        }
+        space.results = std::move(copy);
+      }
+    }
+    const auto objectives = parse_objectives(o.objectives);
+    if (objectives.size() >= 2) {
+      if (o.stats_only || !o.runs.empty())
+        return fail("--stats and --runs are for single-objective comparisons", kExitUsage);
+      MoComparisonOptions mo;
+      mo.objectives = objectives;
+      mo.budget = o.budget;
+      mo.repeats = o.options.repeats;
+      mo.seed = o.options.seed;
+      mo.threads = o.options.threads;
+      mo.checkpoints = o.checkpoints;
+      const auto report = compare_multiobjective(spaces, strategies, mo);
+      if (!o.output_path.empty()) {
+        std::ofstream out(o.output_path, std::ios::binary);
+        out << mo_json(report, true).dump() << "\n";
+        if (!out) throw io::InputError(o.output_path, "", "cannot write the report");
+      }
+      if (!o.plot_dir.empty()) write_svg_report(report, objectives, o.plot_dir);
+      if (o.json) {
+        std::cout << mo_json(report, false).dump(2) << "\n";
+      } else {
+        print_mo(report, o);
+        if (!o.plot_dir.empty()) std::cout << "figures: " << o.plot_dir << "/index.html\n";
+      }
+      return kExitOk;
+    }
+    if (objectives.size() == 1) {
+      if (!o.options.objective.empty() && o.options.objective != objectives[0].name)
+        return fail("give the objective once (--objective or --objectives)", kExitUsage);
+      o.options.objective = objectives[0].name;
+    }
     if (o.stats_only) {
       const auto stats = space_statistics(spaces, o.options);
       if (o.json) {
@@ -207,6 +327,15 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--resolution", o->options.resolution, "Time points")->capture_default_str();
   sub->add_option("--threads", o->options.threads, "Threads (0: all cores)")->capture_default_str();
   sub->add_option("--objective", o->options.objective, "Objective (default: the files', else time)");
+  sub->add_option("--objectives", o->objectives,
+                  "Several objectives, NAME[:min|:max] (comma-separated or repeated): a multi-objective comparison "
+                  "by IGD+ against random search");
+  sub->add_option("--budget", o->budget, "Multi-objective: evaluations per run")->capture_default_str()->check(
+      CLI::PositiveNumber);
+  sub->add_option("--checkpoints", o->checkpoints, "Multi-objective: evaluation counts to report (default 50 100 150 200)");
+  sub->add_option("--derive", o->derived,
+                  "NAME=EXPRESSION: a measurement computed from each record's parameters and measurements "
+                  "(e.g. smem=block_size_x*tile*4), usable as an objective (repeatable)");
   sub->add_flag("--stats", o->stats_only, "Only print the statistics of the spaces");
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_option("--output", o->output_path, "Write the whole report (curves included) as JSON");

@@ -20,6 +20,7 @@
 
 #include "commands.hpp"
 #include "ktune/expr/errors.hpp"
+#include "ktune/io/derived_measurements.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/json_value.hpp"
@@ -28,6 +29,7 @@
 #include "ktune/io/t1_reader.hpp"
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/live/live_evaluator.hpp"
+#include "ktune/multiobjective/trace_front.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/tune.hpp"
@@ -58,6 +60,8 @@ struct TuneOptions {
   std::optional<double> timeout;
   bool no_verify = false, in_process = false;
   std::vector<std::string> observers;
+  std::string scalarize;
+  std::vector<std::string> derived;
 };
 
 // "\r 1,234 evaluations  best time 1.2345  clock 12.3 s" on stderr, at most four times a second.
@@ -199,17 +203,43 @@ int run_tune(const TuneOptions& o) {
     }
   }
 
-  // Objectives: as given, else the file's, else time.
-  std::vector<std::string> names = o.objectives;
-  if (names.empty() && results) names = results->objectives;
-  if (names.empty()) names = {"time"};
+  // Objectives: as given (NAME[:min|:max], comma-separated or repeated), else the file's, else time.
+  std::vector<std::string> names;
+  Scalarization scalarization;
   try {
-    std::vector<bool> direction;
-    if (o.maximize) direction = {true};
-    if (o.minimize) direction = {false};
-    objectives = make_objectives(names, direction);
+    if (!o.objectives.empty() && !o.maximize && !o.minimize) {
+      objectives = parse_objectives(o.objectives);
+    } else {
+      for (const auto& text : o.objectives) {
+        std::size_t pos = 0;
+        while (pos <= text.size()) {
+          const std::size_t end = std::min(text.find(',', pos), text.size());
+          names.push_back(text.substr(pos, end - pos));
+          pos = end + 1;
+        }
+      }
+      if (names.empty() && results) names = results->objectives;
+      if (names.empty()) names = {"time"};
+      std::vector<bool> direction;
+      if (o.maximize) direction = {true};
+      if (o.minimize) direction = {false};
+      objectives = make_objectives(names, direction);
+    }
+    names.clear();
+    for (const auto& obj : objectives) names.push_back(obj.name);
+    scalarization = parse_scalarization(o.scalarize, objectives.size());
   } catch (const std::exception& e) {
     return fail(e.what(), kExitUsage);
+  }
+  if (!o.derived.empty()) {
+    if (!results) return fail("--derive is for simulated runs (live runs have Metrics in the T1 file)", kExitUsage);
+    try {
+      std::vector<io::DerivedMeasurement> derived;
+      for (const auto& text : o.derived) derived.push_back(io::parse_derived_measurement(text));
+      io::add_derived_measurements(*results, derived);
+    } catch (const std::invalid_argument& e) {
+      return fail(fmt::format("{}: {}", o.simulate_path, e.what()), kExitInputError);
+    }
   }
 
   std::optional<SearchSpace> space;
@@ -260,6 +290,7 @@ int run_tune(const TuneOptions& o) {
   options.budget = budget;
   options.seed = o.seed;
   options.charge_strategy_time = o.charge_strategy_time;
+  options.scalarization = scalarization;
 
   // A cache file: resumed if it exists, appended to as results arrive.
   std::unique_ptr<io::KernelTunerCacheWriter> cache;
@@ -316,6 +347,13 @@ int run_tune(const TuneOptions& o) {
   } else {
     metadata["results_file"] = o.simulate_path;
   }
+  // Several objectives: the result is the Pareto front of what was evaluated (trace positions, ascending in the
+  // first objective).
+  std::vector<std::size_t> front;
+  if (objectives.size() >= 2) {
+    front = pareto_front_positions(trace);
+    metadata["pareto_front"] = front;  // positions in "results"
+  }
   if (!o.output_path.empty() || !o.csv_path.empty()) {
     std::vector<EvaluationRecord> records;
     records.reserve(trace.size());
@@ -355,6 +393,19 @@ int run_tune(const TuneOptions& o) {
                    {"clock_seconds", e.clock_ms / 1000.0}};
   } else {
     out["best"] = nullptr;
+  }
+  if (objectives.size() >= 2) {
+    nlohmann::json f = nlohmann::json::array();
+    for (std::size_t position : front) {
+      nlohmann::json values = nlohmann::json::object();
+      for (std::size_t j = 0; j < objectives.size(); ++j)
+        values[objectives[j].name] = number_or_null(trace.values(position)[j]);
+      f.push_back({{"configuration", configuration_json(space->problem(), space->values_at(trace[position].index))},
+                   {"objectives", values},
+                   {"evaluation", position + 1}});
+    }
+    out["pareto_front"] = std::move(f);
+    out["scalarization"] = scalarization.kind == Scalarization::Kind::lexicographic ? "lexicographic" : "weighted_sum";
   }
   out["evaluations"] = result.evaluations;
   out["clock_seconds"] = result.clock_seconds();
@@ -440,6 +491,21 @@ int run_tune(const TuneOptions& o) {
   } else {
     std::cout << "no configuration succeeded\n";
   }
+  if (objectives.size() >= 2 && !front.empty()) {
+    std::cout << fmt::format("Pareto front: {} of {} evaluated configurations\n", front.size(), trace.size());
+    std::string header = "  eval";
+    for (const auto& obj : objectives) header += fmt::format("  {:>12}", obj.name);
+    std::cout << header << "  configuration\n";
+    for (std::size_t position : front) {
+      std::string row = fmt::format("  {:>4}", position + 1);
+      for (double v : trace.values(position)) row += fmt::format("  {:>12.6g}", v);
+      const auto values = space->values_at(trace[position].index);
+      std::string config;
+      for (std::size_t p = 0; p < values.size(); ++p)
+        config += fmt::format("{}{}={}", p ? " " : "", space->param_name(p), values[p].repr());
+      std::cout << row << "  " << config << "\n";
+    }
+  }
   return kExitOk;
 }
 
@@ -459,7 +525,14 @@ Command add_tune_command(CLI::App& app) {
   sub->add_option("--fraction", o->fraction, "Stop after this fraction of the search space");
   sub->add_option("--target", o->target, "Stop once the objective reaches this value");
   sub->add_option("--seed", o->seed, "Seed of every random choice")->capture_default_str();
-  sub->add_option("--objective", o->objectives, "Objective measurement (default: the file's, else time)");
+  sub->add_option("--objective,--objectives", o->objectives,
+                  "Objective measurement(s), NAME[:min|:max], comma-separated or repeated (default: the file's, else "
+                  "time); with several, the result is their Pareto front");
+  sub->add_option("--scalarize", o->scalarize,
+                  "Several objectives, single-objective strategy: lexicographic (default) or weighted_sum:W1,W2,...");
+  sub->add_option("--derive", o->derived,
+                  "Simulation: NAME=EXPRESSION, a measurement computed from each record's parameters and "
+                  "measurements, usable as an objective (repeatable)");
   sub->add_flag("--maximize", o->maximize, "Maximise the objective (default: inferred from its name)");
   sub->add_flag("--minimize", o->minimize, "Minimise the objective");
   sub->add_flag("--charge-strategy-time", o->charge_strategy_time,

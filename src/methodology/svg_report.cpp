@@ -126,6 +126,8 @@ struct Series {
   std::vector<double> xs, ys;
   std::size_t marker = SIZE_MAX;  // index of the point where the real runs end; SIZE_MAX: none
   std::string marker_title;
+  bool points_only = false;  // a scatter: a dot per point, no line
+  bool in_legend = true;     // false for the 2nd.. polylines of one group (parallel coordinates)
 };
 
 struct ReferenceLine {
@@ -147,7 +149,8 @@ class LinePlotRenderer {
     widen(plot_.x_min, plot_.x_max);
     widen(plot_.y_min, plot_.y_max);
     double legend = 0;
-    for (const Series& s : plot_.series) legend = std::max(legend, text_width(s.label));
+    for (const Series& s : plot_.series)
+      if (s.in_legend) legend = std::max(legend, text_width(s.label));
     for (const ReferenceLine& r : plot_.references) legend = std::max(legend, text_width(r.label));
     legend_width_ = legend + 44;
     double width = kLeft + kPlotWidth + 24 + legend_width_ + 12;
@@ -155,7 +158,8 @@ class LinePlotRenderer {
     for (const std::string& note : plot_.notes) width = std::max(width, kLeft + text_width(note, 11) + 20);
     width_ = width;
     top_ = plot_.subtitle.empty() ? 44 : 60;
-    const double legend_height = 18.0 * static_cast<double>(plot_.series.size() + plot_.references.size());
+    const auto listed = std::count_if(plot_.series.begin(), plot_.series.end(), [](const Series& s) { return s.in_legend; });
+    const double legend_height = 18.0 * static_cast<double>(static_cast<std::size_t>(listed) + plot_.references.size());
     height_ = top_ + std::max(kPlotHeight, legend_height) + 52 + 16.0 * static_cast<double>(plot_.notes.size());
   }
 
@@ -231,6 +235,13 @@ class LinePlotRenderer {
   // One polyline per stretch of finite values.
   void lines(std::string& svg, const Series& s) const {
     const std::size_t n = std::min(s.xs.size(), s.ys.size());
+    if (s.points_only) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (std::isfinite(s.xs[i]) && std::isfinite(s.ys[i]))
+          svg += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" fill-opacity=\"0.8\"/>\n",
+                             px(x(s.xs[i])), px(y(s.ys[i])), s.style.width + 1.5, s.style.colour);
+      return;
+    }
     std::string points;
     const auto flush = [&] {
       if (!points.empty())
@@ -269,7 +280,8 @@ class LinePlotRenderer {
       row += 18;
     };
     for (const Series& s : plot_.series)
-      entry(s.label, s.style.colour, fmt::format(" stroke-width=\"{}\"{}", s.style.width, dash_attribute(s.style)));
+      if (s.in_legend)
+        entry(s.label, s.style.colour, fmt::format(" stroke-width=\"{}\"{}", s.style.width, dash_attribute(s.style)));
     for (const ReferenceLine& r : plot_.references)
       entry(r.label, kReferenceColour, " stroke-width=\"1.5\" stroke-dasharray=\"6,4\"");
   }
@@ -501,6 +513,114 @@ std::string scores_figure(const ComparisonReport& report) {
   return svg;
 }
 
+
+// --- multi-objective figures ---------------------------------------------------------------------------------------
+
+std::string igd_figure(const MoSpaceResult& space) {
+  LinePlot plot;
+  plot.title = "IGD+ on " + space.name;
+  plot.subtitle = fmt::format("median over the runs; normalised by the true front's ideal and nadir ({} points)",
+                              space.true_front.size());
+  plot.x_label = "evaluations";
+  plot.y_label = "IGD+ (lower is better)";
+  double hi = 0;
+  for (std::size_t k = 0; k < space.strategies.size(); ++k) {
+    const auto& on = space.strategies[k];
+    Series s;
+    s.label = on.strategy;
+    s.style = strategy_style(k);
+    s.ys = on.median_igd;
+    for (double& v : s.ys)
+      if (!std::isfinite(v)) v = kNaN;
+    for (std::size_t e = 0; e < s.ys.size(); ++e) s.xs.push_back(static_cast<double>(e + 1));
+    for (double v : s.ys)
+      if (std::isfinite(v)) hi = std::max(hi, v);
+    plot.series.push_back(std::move(s));
+  }
+  plot.x_min = 1;
+  plot.x_max = static_cast<double>(space.strategies.empty() ? 1 : space.strategies.front().median_igd.size());
+  plot.y_min = 0;
+  plot.y_max = hi > 0 ? hi : 1;
+  return LinePlotRenderer(plot).render();
+}
+
+// Two objectives: a scatter of the true front and each strategy's typical final front. More: parallel coordinates
+// of the normalised objectives (0 = the true front's ideal, 1 = its nadir).
+std::string front_figure(const MoSpaceResult& space,
+                         const std::vector<Objective>& objectives) {
+  const std::size_t m = space.ideal.size();
+  LinePlot plot;
+  plot.title = "Pareto fronts on " + space.name;
+  plot.subtitle = "true front and, per strategy, the front of its median-IGD+ run";
+  const LineStyle truth{"#000000", "", 1.5};
+  if (m == 2) {
+    plot.x_label = objectives[0].name;
+    plot.y_label = objectives[1].name;
+    double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+    auto add = [&](const std::string& label, const LineStyle& style, const std::vector<std::vector<double>>& front) {
+      Series s;
+      s.label = label;
+      s.style = style;
+      s.points_only = true;
+      for (const auto& p : front) {
+        s.xs.push_back(p[0]);
+        s.ys.push_back(p[1]);
+        x0 = std::min(x0, p[0]);
+        x1 = std::max(x1, p[0]);
+        y0 = std::min(y0, p[1]);
+        y1 = std::max(y1, p[1]);
+      }
+      plot.series.push_back(std::move(s));
+    };
+    for (std::size_t k = 0; k < space.strategies.size(); ++k) {
+      LineStyle style = strategy_style(k);
+      style.width = 1;
+      add(space.strategies[k].strategy, style, space.strategies[k].final_front);
+    }
+    add("true front", truth, space.true_front);
+    plot.x_min = x0;
+    plot.x_max = x1;
+    plot.y_min = y0;
+    plot.y_max = y1;
+    return LinePlotRenderer(plot).render();
+  }
+  plot.x_label = "objective (0 = " + objectives[0].name + ", ...)";
+  plot.y_label = "normalised value (0 = ideal, 1 = nadir of the true front)";
+  auto add = [&](const std::string& label, const LineStyle& style, const std::vector<std::vector<double>>& front) {
+    bool first = true;
+    for (const auto& p : front) {
+      Series s;
+      s.label = label;
+      s.style = style;
+      s.in_legend = first;
+      first = false;
+      for (std::size_t j = 0; j < m; ++j) {
+        const double range = space.nadir[j] - space.ideal[j];
+        const double cost = objectives[j].higher_is_better ? -p[j] : p[j];
+        s.xs.push_back(static_cast<double>(j));
+        s.ys.push_back((cost - space.ideal[j]) / (range > 0 ? range : 1.0));
+      }
+      plot.series.push_back(std::move(s));
+    }
+  };
+  add("true front", LineStyle{"#bbbbbb", "", 1}, space.true_front);
+  for (std::size_t k = 0; k < space.strategies.size(); ++k) {
+    LineStyle style = strategy_style(k);
+    style.width = 1.2;
+    add(space.strategies[k].strategy, style, space.strategies[k].final_front);
+  }
+  plot.x_min = 0;
+  plot.x_max = static_cast<double>(m - 1);
+  plot.y_min = 0;
+  plot.y_max = 1.5;
+  plot.notes.push_back("Objectives: " + [&] {
+    std::string t;
+    for (std::size_t j = 0; j < m; ++j) t += fmt::format("{}{} = {}", j ? ", " : "", j, objectives[j].name);
+    return t;
+  }() + "; values above 1.5 are drawn at 1.5.");
+  return LinePlotRenderer(plot).render();
+}
+
 // --- files ---------------------------------------------------------------------------------------------------------
 
 // Letters, digits, '.', '_' and '-' are safe in a file name and in a URL.
@@ -579,6 +699,34 @@ void write_svg_report(const ComparisonReport& report, const std::string& directo
     write_file(dir / (stems[i] + "_values.svg"), space_values_figure(report, report.spaces[i]));
   }
   write_file(dir / "index.html", index_page(report, stems));
+}
+
+void write_svg_report(const MoComparisonReport& report, const std::vector<Objective>& objectives,
+                      const std::string& directory) {
+  const std::filesystem::path dir(directory);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw io::InputError(directory, "",
+                         fmt::format("cannot create the report directory: {}", ec ? ec.message() : "not a directory"));
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Multi-objective comparison"
+      "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}img{display:block;max-width:100%;margin:1em 0}"
+      "</style>\n</head>\n<body>\n<h1>Multi-objective comparison</h1>\n";
+  std::set<std::string> taken;
+  for (const MoSpaceResult& space : report.spaces) {
+    std::string stem = "space_" + file_safe(space.name);
+    for (int k = 2; taken.contains(stem); ++k) stem = fmt::format("space_{}_{}", file_safe(space.name), k);
+    taken.insert(stem);
+    write_file(dir / (stem + "_igd.svg"), igd_figure(space));
+    write_file(dir / (stem + "_front.svg"), front_figure(space, objectives));
+    const std::string name = xml_escape(space.name);
+    html += fmt::format("<h2>{0}</h2>\n<img src=\"{1}_igd.svg\" alt=\"IGD+ over evaluations on {0}\">\n"
+                        "<img src=\"{1}_front.svg\" alt=\"Pareto fronts on {0}\">\n",
+                        name, stem);
+  }
+  html += "</body>\n</html>\n";
+  write_file(dir / "index.html", html);
 }
 
 }  // namespace ktune::methodology

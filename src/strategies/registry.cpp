@@ -17,7 +17,7 @@ std::vector<StrategyInfo>& registry_storage() {
     std::vector<StrategyInfo> all{strategies::brute_force_info(), strategies::random_sample_info()};
     for (auto family : {strategies::local_search_strategies, strategies::evolutionary_strategies,
                         strategies::continuous_strategies, strategies::bayesian_strategies,
-                        strategies::generated_and_ensemble_strategies})
+                        strategies::generated_and_ensemble_strategies, strategies::multiobjective_strategies})
       for (auto& info : family()) all.push_back(std::move(info));
     return all;
   }();

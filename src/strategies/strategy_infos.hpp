@@ -14,5 +14,6 @@ std::vector<StrategyInfo> evolutionary_strategies();     // family_evolutionary.
 std::vector<StrategyInfo> continuous_strategies();       // family_continuous.cpp
 std::vector<StrategyInfo> bayesian_strategies();         // family_bayesian.cpp
 std::vector<StrategyInfo> generated_and_ensemble_strategies();  // family_generated.cpp
+std::vector<StrategyInfo> multiobjective_strategies();           // family_multiobjective.cpp
 
 }  // namespace ktune::strategies

@@ -21,6 +21,13 @@ std::optional<double> EvaluationRecord::objective(std::string_view name) const {
   }
   if (name == "time" && !runtimes_ms.empty())
     return std::accumulate(runtimes_ms.begin(), runtimes_ms.end(), 0.0) / static_cast<double>(runtimes_ms.size());
+  // The recorded times of the tuning steps, as Kernel Tuner's cache names them (ms).
+  const double step = name == "compile_time"        ? compile_ms
+                      : name == "benchmark_time"    ? benchmark_ms
+                      : name == "verification_time" ? verification_ms
+                      : name == "framework_time"    ? framework_ms
+                                                    : std::nan("");
+  if (std::isfinite(step)) return step;
   return std::nullopt;
 }
 

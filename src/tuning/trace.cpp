@@ -20,12 +20,47 @@ std::size_t Trace::append(const TraceEntry& entry, std::span<const double> value
   const std::size_t position = entries_.size();
   entries_.push_back(entry);
   values_.insert(values_.end(), values.begin(), values.end());
-  const double cost = entry.status == Status::ok && !values.empty()
-                          ? objective_cost(objectives_.front(), values.front())
-                          : std::numeric_limits<double>::infinity();
+  double cost = std::numeric_limits<double>::infinity();
+  if (entry.status == Status::ok && !values.empty()) {
+    if (objectives_.size() == 1 || scalarization_.kind == Scalarization::Kind::lexicographic) {
+      cost = objective_cost(objectives_.front(), values.front());
+    } else {
+      double buffer[16];
+      std::vector<double> heap;
+      double* c = buffer;
+      if (values.size() > 16) {
+        heap.resize(values.size());
+        c = heap.data();
+      }
+      for (std::size_t j = 0; j < values.size(); ++j) c[j] = objective_cost(objectives_[j], values[j]);
+      cost = scalarization_({c, values.size()});
+    }
+  }
   costs_.push_back(cost);
-  if (cost != std::numeric_limits<double>::infinity() && (!best_ || cost < costs_[*best_])) best_ = position;
+  if (cost != std::numeric_limits<double>::infinity() && better_than_best(position)) best_ = position;
   return position;
+}
+
+bool Trace::better_than_best(std::size_t position) const {
+  if (!best_) return true;
+  const double a = costs_[position], b = costs_[*best_];
+  if (a != b || objectives_.size() == 1 || scalarization_.kind != Scalarization::Kind::lexicographic) return a < b;
+  // Lexicographic: equal first objectives are decided by the next ones.
+  const auto va = values(position), vb = values(*best_);
+  for (std::size_t j = 1; j < objectives_.size(); ++j) {
+    const double ca = objective_cost(objectives_[j], va[j]), cb = objective_cost(objectives_[j], vb[j]);
+    if (ca != cb) return ca < cb;
+  }
+  return false;
+}
+
+std::vector<double> objective_costs(const Trace& trace, std::size_t position) {
+  const auto& objectives = trace.objectives();
+  std::vector<double> costs(objectives.size(), std::numeric_limits<double>::infinity());
+  if (trace[position].status != Status::ok) return costs;
+  const auto values = trace.values(position);
+  for (std::size_t j = 0; j < objectives.size(); ++j) costs[j] = objective_cost(objectives[j], values[j]);
+  return costs;
 }
 
 std::vector<double> Trace::best_so_far() const {

@@ -9,7 +9,8 @@ namespace ktune {
 
 TuningResult tune(const SearchSpace& space, Evaluator& evaluator, Strategy& strategy, const TuningOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  CostFunction cost(space, evaluator, {options.budget, options.charge_strategy_time, options.listeners});
+  CostFunction cost(space, evaluator,
+                    {options.budget, options.charge_strategy_time, options.listeners, options.scalarization});
   for (const auto& r : options.resumed) cost.add_resumed(r.index, r.status, r.values);
   Rng rng(options.seed);
   try {

@@ -3,7 +3,10 @@
 // external font or file) that any browser shows, and an index.html that embeds them all.
 #include <string>
 
+#include <vector>
+
 #include "ktune/methodology/comparison.hpp"
+#include "ktune/methodology/multiobjective_comparison.hpp"
 
 namespace ktune::methodology {
 
@@ -21,5 +24,11 @@ namespace ktune::methodology {
 // says so). Colours follow the Okabe-Ito palette, with dashes once it runs out. File errors throw io::InputError
 // naming the file or directory.
 void write_svg_report(const ComparisonReport& report, const std::string& directory);
+
+// A multi-objective comparison: per space, space_<name>_igd.svg (median IGD+ over evaluations per strategy) and
+// space_<name>_front.svg (two objectives: a scatter of the true front and each strategy's typical final front; more:
+// parallel coordinates of the normalised objectives), and index.html.
+void write_svg_report(const MoComparisonReport& report, const std::vector<Objective>& objectives,
+                      const std::string& directory);
 
 }  // namespace ktune::methodology

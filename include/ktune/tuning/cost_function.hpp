@@ -52,6 +52,7 @@ struct CostFunctionOptions {
   // that runs are exactly reproducible.
   bool charge_strategy_time = false;
   std::vector<TuningListener*> listeners;
+  Scalarization scalarization;  // how several objectives make the scalar cost (default: lexicographic)
 };
 
 class CostFunction {
@@ -63,8 +64,8 @@ class CostFunction {
   const SearchSpace& space() const { return space_; }
   const std::vector<Objective>& objectives() const { return trace_.objectives(); }
 
-  // The scalar cost of configuration `index` (minimised): the first objective, negated when higher is better;
-  // +inf when the configuration failed.
+  // The scalar cost of configuration `index` (minimised): the objectives' costs scalarised (by default the first
+  // objective, negated when higher is better); +inf when the configuration failed.
   double operator()(std::size_t index) { return trace_.cost(position(index)); }
   // Costs of a batch, evaluated in order (a parallel evaluator may run them together). If the budget ends within
   // the batch, the evaluated prefix is recorded and BudgetExhausted is thrown.

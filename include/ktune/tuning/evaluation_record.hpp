@@ -39,7 +39,8 @@ struct EvaluationRecord {
   // The measurement called `name`, if any.
   const Measurement* find(std::string_view name) const;
   // The value of objective `name` as a number: the measurement if it is a finite number (bool/int/float), the mean
-  // of runtimes_ms for "time" when there is no such measurement; std::nullopt otherwise (missing, a string,
+  // of runtimes_ms for "time" when there is no such measurement, the step times for "compile_time",
+  // "benchmark_time", "verification_time" and "framework_time"; std::nullopt otherwise (missing, a string,
   // NaN/inf, Kernel Tuner's error value 1e20) and always for a failed record.
   std::optional<double> objective(std::string_view name) const;
   // What a first evaluation of this configuration costs on the tuning clock (ms), following the methodology's

@@ -23,9 +23,11 @@ struct TraceEntry {
 
 class Trace {
  public:
-  explicit Trace(std::vector<Objective> objectives) : objectives_(std::move(objectives)) {}
+  explicit Trace(std::vector<Objective> objectives, Scalarization scalarization = {})
+      : objectives_(std::move(objectives)), scalarization_(std::move(scalarization)) {}
 
   const std::vector<Objective>& objectives() const { return objectives_; }
+  const Scalarization& scalarization() const { return scalarization_; }
   std::size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
   const TraceEntry& operator[](std::size_t position) const { return entries_[position]; }
@@ -34,10 +36,11 @@ class Trace {
   std::span<const double> values(std::size_t position) const {
     return {values_.data() + position * objectives_.size(), objectives_.size()};
   }
-  // The scalar cost of entry `position` that strategies minimise: the first objective, negated when higher is
-  // better; +inf for failures and missing values.
+  // The scalar cost of entry `position` that strategies minimise: the objectives' costs (negated when higher is
+  // better) scalarised (by default the first); +inf for failures and missing values.
   double cost(std::size_t position) const { return costs_[position]; }
-  // The position of the best entry (lowest cost; the earliest on ties), if any succeeded.
+  // The position of the best entry (lowest cost; lexicographic: equal first objectives decided by the next ones;
+  // the earliest on full ties), if any succeeded.
   std::optional<std::size_t> best() const { return best_; }
   // The best cost after each entry: the best-so-far curve.
   std::vector<double> best_so_far() const;
@@ -47,7 +50,10 @@ class Trace {
   std::size_t append(const TraceEntry& entry, std::span<const double> values);
 
  private:
+  bool better_than_best(std::size_t position) const;
+
   std::vector<Objective> objectives_;
+  Scalarization scalarization_;
   std::vector<TraceEntry> entries_;
   std::vector<double> values_;
   std::vector<double> costs_;
@@ -56,5 +62,7 @@ class Trace {
 
 // Cost of one objective value: negated when higher is better, +inf when not a finite number.
 double objective_cost(const Objective& objective, double value);
+// The costs of every objective of entry `position` (all +inf for a failure).
+std::vector<double> objective_costs(const Trace& trace, std::size_t position);
 
 }  // namespace ktune

@@ -24,6 +24,7 @@ struct TuningOptions {
   bool charge_strategy_time = false;
   std::vector<TuningListener*> listeners;
   std::vector<ResumedResult> resumed;
+  Scalarization scalarization;  // several objectives, single-objective strategy: how they make one cost
 };
 
 struct TuningResult {
