@@ -209,6 +209,8 @@ int run_tune(const TuneOptions& o) {
   try {
     if (!o.objectives.empty() && !o.maximize && !o.minimize) {
       objectives = parse_objectives(o.objectives);
+    } else if (o.objectives.empty() && spec && !spec->objectives.empty()) {
+      objectives = parse_objectives(spec->objectives);
     } else {
       for (const auto& text : o.objectives) {
         std::size_t pos = 0;

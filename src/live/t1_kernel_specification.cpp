@@ -12,6 +12,7 @@
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/json_value.hpp"
 #include "ktune/live/kernel_specification.hpp"
+#include "ktune/tuning/objective.hpp"
 
 namespace ktune::live {
 
@@ -46,7 +47,7 @@ const std::vector<std::string> kSpecKeys = {
     "GlobalSizeType", "SharedMemory", "SimulationInput", "Arguments", "ReferenceArguments",  // schema
     "ProblemSize", "GridDivX", "GridDivY", "GridDivZ", "BenchmarkName", "Stream", "Misc",  // Kernel Tuner / BAT
     "Iterations", "Warmup", "Statistic", "TimeoutSeconds", "Compiler", "Metrics", "ReferenceConfiguration",
-    "Tolerance", "Accuracy", "BlockSizeNames", "Defines", "DefineParameters"};  // ours
+    "Tolerance", "Accuracy", "BlockSizeNames", "Defines", "DefineParameters", "Objectives"};  // ours
 const std::vector<std::string> kArgumentKeys = {"Name", "Type", "Size", "TypeSize", "FillType", "FillValue",
                                                 "DataSource", "RandomSeed", "AccessType", "MemoryType", "MemType",
                                                 "Output", "Tolerance"};
@@ -175,6 +176,17 @@ class SpecReader {
     }
     settings(ks, root, spec);
     metrics(ks, ordered.at(root), root, spec);
+    if (const json* j = find(ks, "Objectives")) {  // ["time", "error:min"]: what to optimise unless told otherwise
+      const std::string path = root + ".Objectives";
+      if (!j->is_array() || j->empty()) fail(path, "expected a non-empty list of objective names");
+      for (std::size_t i = 0; i < j->size(); ++i)
+        spec.objectives.push_back(string_of((*j)[i], fmt::format("{}[{}]", path, i)));
+      try {
+        (void)parse_objectives(spec.objectives);
+      } catch (const std::invalid_argument& e) {
+        fail(path, e.what());
+      }
+    }
     verification(ks, root, spec);
 
     try {

@@ -138,10 +138,12 @@ void NsgaBase::run(const SearchSpace& space, CostFunction& cost, Rng& rng) {
   if (space.size() == 0) return;
   const std::size_t m = cost.objectives().size();
   prepare(m, s_.popsize);
-  // Initial population: distinct valid configurations, uniformly at random (as Kernel Tuner samples them).
+  // Initial population: distinct valid configurations, uniformly at random (as Kernel Tuner samples them) or by
+  // Latin hypercube.
   std::vector<MoIndividual> population;
   std::unordered_set<std::size_t> taken;
-  for (std::size_t index : space.random_sample(std::min(s_.popsize, space.size()), rng)) {
+  const std::size_t n0 = std::min(s_.popsize, space.size());
+  for (std::size_t index : s_.lhs ? space.lhs_sample(n0, rng) : space.random_sample(n0, rng)) {
     if (!taken.insert(index).second) continue;
     MoIndividual ind;
     ind.index = index;
@@ -165,7 +167,9 @@ std::vector<HyperparameterSpec> nsga_common_hyperparameters() {
           {"crossover_probability", HyperparameterType::Float, Value(1.0), 0.0, 1.0, {},
            "probability that two parents are recombined by two-point crossover (else copied)"},
           {"mutation_probability", HyperparameterType::Float, Value(0.1), 0.0, 1.0, {},
-           "probability that a child moves to a random valid Hamming neighbour"}};
+           "probability that a child moves to a random valid Hamming neighbour"},
+          {"sampling", HyperparameterType::String, Value(std::string("random")), {}, {}, {"random", "lhs"},
+           "initial population of valid configurations: uniform random (Kernel Tuner) or Latin hypercube"}};
 }
 
 NsgaSettings nsga_settings(const Hyperparameters& h) {
@@ -173,6 +177,7 @@ NsgaSettings nsga_settings(const Hyperparameters& h) {
   s.popsize = static_cast<std::size_t>(h.get_int("popsize"));
   s.crossover_probability = h.get_float("crossover_probability");
   s.mutation_probability = h.get_float("mutation_probability");
+  s.lhs = h.get_string("sampling") == "lhs";
   return s;
 }
 

@@ -36,6 +36,7 @@ struct NsgaSettings {
   std::size_t popsize = 20;
   double crossover_probability = 1.0;
   double mutation_probability = 0.1;
+  bool lhs = false;  // initial population: Latin hypercube instead of uniform random
 };
 
 class NsgaBase : public Strategy {

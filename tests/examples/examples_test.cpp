@@ -5,6 +5,7 @@
 // wrong result in a copy of an example to show that verification really rejects it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -83,11 +84,11 @@ TEST(Examples, ConvolutionOpenCL) {
   expect_all_verified(t, 6, {"time"});
 }
 
-// Accuracy is the second objective: the double-precision reference configuration has error 0, float accumulation
-// a small but non-zero one, and the run records it for every configuration.
+// Accuracy is the second objective (the T1 file's "Objectives"): the double-precision reference configuration has
+// error 0, float accumulation a small but non-zero one, the run records it for every configuration, and the result
+// is the time/error Pareto front.
 TEST(Examples, MixedPrecisionAccuracyNextToTime) {
-  const Tuned t = tune_example("mixed_precision/matvec.json",
-                               "--strategy brute_force --iterations 2 --objective time --objective error --trace");
+  const Tuned t = tune_example("mixed_precision/matvec.json", "--strategy brute_force --iterations 2 --trace");
   ASSERT_TRUE(t.out.contains("trace")) << t.err;
   const std::size_t n = t.out["trace"].size();
   EXPECT_EQ(n, 30u);
@@ -109,6 +110,16 @@ TEST(Examples, MixedPrecisionAccuracyNextToTime) {
   }
   EXPECT_GT(exact, 0u);
   EXPECT_GT(inexact, 0u);
+  // The front runs from the fastest configuration to the most accurate one.
+  const auto& front = t.out.at("pareto_front");
+  ASSERT_GE(front.size(), 1u);
+  double fastest = 1e300, most_accurate = 1e300;
+  for (const auto& e : t.out["trace"]) {
+    fastest = std::min(fastest, e["values"][0].get<double>());
+    most_accurate = std::min(most_accurate, e["values"][1].get<double>());
+  }
+  EXPECT_EQ(front.front()["objectives"]["time"].get<double>(), fastest);
+  EXPECT_EQ(front.back()["objectives"]["error"].get<double>(), most_accurate);
 }
 
 // A copy of the OpenCL vector_add whose tile == 2 configurations add 1 to every element: exactly those are

@@ -98,6 +98,8 @@ struct KernelSpecification {
   Verification verification;
   std::vector<Metric> metrics;
   std::vector<AccuracyMeasure> accuracy;
+  // What to optimise when the command line does not say ("time", "error:min", ...; T1 "Objectives", ours).
+  std::vector<std::string> objectives;
   double timeout_s = 60;    // per configuration (compile + verification + benchmark); the evaluation is a timeout
   BackendOptions backend_options;
 
