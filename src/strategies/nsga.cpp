@@ -150,7 +150,8 @@ void NsgaBase::run(const SearchSpace& space, CostFunction& cost, Rng& rng) {
     population.push_back(std::move(ind));
   }
   evaluate(cost, population);
-  population = survive(std::move(population), population.size(), rng);
+  const std::size_t initial = population.size();  // read before the move below
+  population = survive(std::move(population), initial, rng);
   for (;;) {
     auto children = offspring(space, cost, population, rng);
     if (children.empty()) return;  // everything has been evaluated

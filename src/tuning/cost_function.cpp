@@ -28,7 +28,10 @@ const char* to_string(StopReason reason) {
 }
 
 CostFunction::CostFunction(const SearchSpace& space, Evaluator& evaluator, CostFunctionOptions options)
-    : space_(space), evaluator_(evaluator), options_(std::move(options)), trace_(evaluator.objectives(), options_.scalarization) {
+    : space_(space),
+      evaluator_(evaluator),
+      options_(std::move(options)),
+      trace_(evaluator.objectives(), options_.scalarization) {
   options_.budget.validate();
   if (evaluator_.objectives().empty()) throw std::invalid_argument("the evaluator has no objective");
   evaluation_limit_ = options_.budget.evaluation_limit(space_.size());

@@ -25,15 +25,10 @@ std::size_t Trace::append(const TraceEntry& entry, std::span<const double> value
     if (objectives_.size() == 1 || scalarization_.kind == Scalarization::Kind::lexicographic) {
       cost = objective_cost(objectives_.front(), values.front());
     } else {
-      double buffer[16];
-      std::vector<double> heap;
-      double* c = buffer;
-      if (values.size() > 16) {
-        heap.resize(values.size());
-        c = heap.data();
-      }
+      // Only weighted sums of several objectives pay for this allocation; the single-objective path does not.
+      std::vector<double> c(values.size());
       for (std::size_t j = 0; j < values.size(); ++j) c[j] = objective_cost(objectives_[j], values[j]);
-      cost = scalarization_({c, values.size()});
+      cost = scalarization_(c);
     }
   }
   costs_.push_back(cost);
