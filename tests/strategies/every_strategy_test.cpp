@@ -148,6 +148,25 @@ TEST_P(EveryStrategy, ConstraintUnawareStillOnlyEvaluatesValidConfigurations) {
   for (const auto& e : result.trace.entries()) EXPECT_LT(e.index, constrained_space().size());
 }
 
+// Spaces smaller than any default population (the dual_annealing hyperparameter space has 8 settings): every
+// strategy, in both modes, runs with its defaults within a budget of the whole space and ends with a best.
+TEST_P(EveryStrategy, RunsOnASpaceSmallerThanItsPopulation) {
+  const SearchSpace tiny = SearchSpace::build(
+      ProblemBuilder("tiny").parameter("a", {1, 2, 3, 4}).parameter("b", {1, 2, 3}).constraint("a + b <= 6").build());
+  ASSERT_EQ(tiny.size(), 11u);
+  std::vector<std::vector<std::pair<std::string, Value>>> modes = {{}};
+  if (has_hyperparameter(info(), "constraint_aware")) modes.push_back({{"constraint_aware", Value(false)}});
+  for (const auto& hyper : modes) {
+    for (std::uint64_t seed : {1u, 2u}) {
+      Budget budget;
+      budget.max_evaluations = tiny.size();
+      const auto result = run(info(), tiny, seed, budget, hyper);
+      EXPECT_LE(result.evaluations, tiny.size());
+      ASSERT_TRUE(result.trace.best()) << "seed " << seed;
+    }
+  }
+}
+
 std::vector<std::string> registered() {
   std::vector<std::string> names;
   for (const auto& s : strategy_registry()) names.push_back(s.name);
