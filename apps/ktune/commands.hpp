@@ -22,5 +22,6 @@ Command add_tune_command(CLI::App& app);
 Command add_strategies_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_pareto_command(CLI::App& app);
+Command add_hypertune_command(CLI::App& app);
 
 }  // namespace ktune::cli

@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cache_appender.hpp"
 #include "commands.hpp"
 #include "ktune/expr/errors.hpp"
 #include "ktune/io/derived_measurements.hpp"
@@ -89,30 +90,6 @@ class ProgressLine final : public TuningListener {
     std::fflush(stderr);
   }
   std::chrono::steady_clock::time_point last_{};
-};
-
-// Appends every new result to a Kernel Tuner cache file as it arrives.
-class CacheAppender final : public TuningListener {
- public:
-  explicit CacheAppender(io::KernelTunerCacheWriter& writer) : writer_(writer) {}
-  void on_evaluation(const CostFunction& cost, std::size_t position) override {
-    if (failed_) return;
-    const TraceEntry& e = cost.trace()[position];
-    EvaluationRecord r = cost.evaluator().record(e.index);
-    r.clock_ms = e.clock_ms;
-    r.strategy_ms = e.strategy_ms;
-    try {
-      writer_.append(r);
-    } catch (const std::exception& error) {
-      // Losing the cache must not lose the run: say so once and tune on.
-      failed_ = true;
-      std::cerr << "ktune tune: warning: stopped writing " << writer_.path() << ": " << error.what() << "\n";
-    }
-  }
-
- private:
-  io::KernelTunerCacheWriter& writer_;
-  bool failed_ = false;
 };
 
 nlohmann::json configuration_json(const Problem& problem, const std::vector<Value>& values) {
@@ -315,7 +292,7 @@ int run_tune(const TuneOptions& o) {
       options.resumed.push_back(std::move(resumed));
       resumed_records[*index] = r;
     }
-    appender = std::make_unique<CacheAppender>(*cache);
+    appender = std::make_unique<CacheAppender>(*cache, "ktune tune");
     options.listeners.push_back(appender.get());
   }
   ProgressLine progress;

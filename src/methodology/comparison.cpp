@@ -20,15 +20,18 @@
 #include "methodology/parallel_runs.hpp"
 
 namespace ktune::methodology {
-namespace {
 
-struct PreparedSpace {
-  SpaceResult result;
+struct Comparison::PreparedSpace {
+  SpaceResult result;  // statistics, range, time points and baseline; no strategies yet
   std::string objective;
   std::unique_ptr<SearchSpace> space;
   std::unique_ptr<SimulationEvaluator> evaluator;
   long min_evaluations = 2;  // a run with fewer results inside the time range is redone (§1.5)
 };
+
+namespace {
+
+using PreparedSpace = Comparison::PreparedSpace;
 
 std::string objective_of(const ComparisonSpace& s, const ComparisonOptions& o) {
   if (!o.objective.empty()) return o.objective;
@@ -144,11 +147,35 @@ std::vector<SpaceResult> space_statistics(const std::vector<ComparisonSpace>& sp
   return results;
 }
 
+Comparison::Comparison(const std::vector<ComparisonSpace>& spaces, const ComparisonOptions& options)
+    : options_(options) {
+  if (spaces.empty()) throw std::invalid_argument("no search space to compare on");
+  if (options.repeats < 1) throw std::invalid_argument("repeats must be at least 1");
+  prepared_.resize(spaces.size());
+  parallel_for(spaces.size(), options.threads, [&](std::size_t i) {
+    prepared_[i] = std::make_unique<PreparedSpace>(prepare(spaces[i], options, true));
+  });
+}
+
+Comparison::~Comparison() = default;
+Comparison::Comparison(Comparison&&) noexcept = default;
+Comparison& Comparison::operator=(Comparison&&) noexcept = default;
+
+std::vector<std::string> Comparison::space_names() const {
+  std::vector<std::string> names;
+  for (const auto& p : prepared_) names.push_back(p->result.name);
+  return names;
+}
+
 ComparisonReport compare(const std::vector<ComparisonSpace>& spaces, const std::vector<StrategySpec>& strategies,
                          const ComparisonOptions& options, const ExternalRuns& external) {
-  if (spaces.empty()) throw std::invalid_argument("no search space to compare on");
   if (strategies.empty() && external.empty()) throw std::invalid_argument("no strategy to compare");
-  if (options.repeats < 1) throw std::invalid_argument("repeats must be at least 1");
+  return Comparison(spaces, options).run(strategies, external);
+}
+
+ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, const ExternalRuns& external) const {
+  if (strategies.empty() && external.empty()) throw std::invalid_argument("no strategy to compare");
+  const ComparisonOptions& options = options_;
   const auto start = std::chrono::steady_clock::now();
 
   ComparisonReport report;
@@ -156,21 +183,24 @@ ComparisonReport compare(const std::vector<ComparisonSpace>& spaces, const std::
   for (const auto& [label, by_space] : external) {
     if (std::find(report.strategies.begin(), report.strategies.end(), label) != report.strategies.end())
       throw std::invalid_argument(fmt::format("'{}' names both a strategy to run and recorded runs", label));
-    for (const auto& s : spaces)
-      if (!by_space.count(s.name) || by_space.at(s.name).empty())
-        throw std::invalid_argument(fmt::format("recorded runs '{}' have none for space {}", label, s.name));
+    for (const auto& p : prepared_)
+      if (!by_space.count(p->result.name) || by_space.at(p->result.name).empty())
+        throw std::invalid_argument(fmt::format("recorded runs '{}' have none for space {}", label, p->result.name));
     report.strategies.push_back(label);
   }
 
-  std::vector<PreparedSpace> prepared(spaces.size());
-  parallel_for(spaces.size(), options.threads, [&](std::size_t i) { prepared[i] = prepare(spaces[i], options, true); });
+  // Each call scores into its own copies of the prepared results.
+  std::vector<SpaceResult> results;
+  results.reserve(prepared_.size());
+  for (const auto& p : prepared_) results.push_back(p->result);
 
   // Every (space, strategy, repeat) run, each in its own slot: the thread count cannot change the results.
+  const std::size_t n_spaces = prepared_.size();
   const std::size_t n_strategies = strategies.size(), repeats = static_cast<std::size_t>(options.repeats);
-  std::vector<Run> runs(spaces.size() * n_strategies * repeats);
+  std::vector<Run> runs(n_spaces * n_strategies * repeats);
   parallel_for(runs.size(), options.threads, [&](std::size_t job) {
     const std::size_t s = job / (n_strategies * repeats), k = job / repeats % n_strategies, r = job % repeats;
-    const PreparedSpace& p = prepared[s];
+    const PreparedSpace& p = *prepared_[s];
     TuningOptions tuning;
     tuning.budget.time_limit_seconds = p.result.budget_seconds;
     constexpr int kAttempts = 20;  // as the reference
@@ -192,10 +222,10 @@ ComparisonReport compare(const std::vector<ComparisonSpace>& spaces, const std::
 
   // Curves and scores, per (space, strategy).
   const std::size_t n_all = report.strategies.size();
-  for (auto& p : prepared) p.result.strategies.resize(n_all);
-  parallel_for(spaces.size() * n_all, options.threads, [&](std::size_t job) {
+  for (auto& r : results) r.strategies.resize(n_all);
+  parallel_for(n_spaces * n_all, options.threads, [&](std::size_t job) {
     const std::size_t s = job / n_all, k = job % n_all;
-    SpaceResult& space = prepared[s].result;
+    SpaceResult& space = results[s];
     StrategyOnSpace& out = space.strategies[k];
     out.strategy = report.strategies[k];
     if (k < n_strategies) {
@@ -205,12 +235,16 @@ ComparisonReport compare(const std::vector<ComparisonSpace>& spaces, const std::
     }
     CurveOptions curve_options;
     curve_options.seed = seed_of(options.seed, key_of(space.name), key_of(out.strategy), 0xc0ffee);
-    out.curve = strategy_curve_over_time(out.runs, space.stats, space.time_points, curve_options);
-    out.performance = standardised_performance(out.curve.values, space.baseline, space.stats.optimum());
+    try {
+      out.curve = strategy_curve_over_time(out.runs, space.stats, space.time_points, curve_options);
+      out.performance = standardised_performance(out.curve.values, space.baseline, space.stats.optimum());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("{}: {}", space.name, e.what()));
+    }
     out.score = mean(out.performance);
   });
 
-  for (auto& p : prepared) report.spaces.push_back(std::move(p.result));
+  report.spaces = std::move(results);
   for (std::size_t k = 0; k < n_all; ++k) {
     AggregateResult a;
     a.strategy = report.strategies[k];

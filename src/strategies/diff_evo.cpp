@@ -26,6 +26,9 @@ const std::vector<std::string>& method_names() {
   return names;
 }
 
+// Kernel Tuner's default maxiter (1e15) never ends a run within any budget: re-seeding on stagnation only.
+constexpr std::int64_t kUnlimitedGenerations = 1'000'000'000;
+
 struct Settings {
   Base base = Base::Best;
   std::size_t differences = 1;  // difference vectors in the mutant
@@ -34,6 +37,7 @@ struct Settings {
   bool popsize_times_dimensions = false;
   double F = 0.7;
   double CR = 0.6;
+  std::int64_t maxiter = kUnlimitedGenerations;  // generations of one population before it is re-seeded
   bool constraint_aware = true;
 };
 
@@ -73,6 +77,7 @@ class DifferentialEvolution final : public Strategy {
     std::vector<Member> population = seed(space, cost, rng, popsize, {});
     evaluate(cost, population);
     std::size_t stagnant = 0;
+    std::int64_t generation = 0;
     std::vector<Member> trials;
     std::vector<double> mutant(d);
     for (;;) {
@@ -98,12 +103,13 @@ class DifferentialEvolution final : public Strategy {
         }
       }
       stagnant = improved ? 0 : stagnant + 1;
-      if (stagnant >= kStagnantGenerations) {
-        // Converged: keep the best, start the others afresh where nothing was evaluated yet.
+      if (stagnant >= kStagnantGenerations || ++generation >= s_.maxiter) {
+        // Converged or old: keep the best, start the others afresh where nothing was evaluated yet.
         Member kept = population[best_of(population)];
         population = seed(space, cost, rng, popsize, kept);
         evaluate(cost, population);
         stagnant = 0;
+        generation = 0;
       }
     }
   }
@@ -271,6 +277,8 @@ StrategyInfo diff_evo_info() {
             "multiply popsize by the number of tunable parameters (Kernel Tuner: true; too big for small budgets)"},
            {"F", HyperparameterType::Float, Value(0.7), 0.0, 2.0, {}, "differential weight (mutation scale)"},
            {"CR", HyperparameterType::Float, Value(0.6), 0.0, 1.0, {}, "crossover probability per dimension"},
+           {"maxiter", HyperparameterType::Int, Value(kUnlimitedGenerations), 1.0, {}, {},
+            "generations of one population before it is re-seeded around the best (also re-seeded on stagnation)"},
            constraint_aware_spec()},
           [](const Hyperparameters& h) {
             Settings s;
@@ -279,6 +287,7 @@ StrategyInfo diff_evo_info() {
             s.popsize_times_dimensions = h.get_bool("popsize_times_dimensions");
             s.F = h.get_float("F");
             s.CR = h.get_float("CR");
+            s.maxiter = h.get_int("maxiter");
             s.constraint_aware = h.get_bool("constraint_aware");
             return std::make_unique<DifferentialEvolution>(s);
           }};

@@ -87,7 +87,31 @@ using ExternalRuns = std::map<std::string, std::map<std::string, std::vector<Run
 // Statistics only (no runs): what `ktune compare --stats` prints.
 std::vector<SpaceResult> space_statistics(const std::vector<ComparisonSpace>& spaces, const ComparisonOptions& options);
 
-// The whole comparison. Deterministic for a seed, whatever the number of threads.
+// Spaces prepared once (statistics, baseline, search space, simulation) and scored against as often as needed: the
+// hyperparameter tuner scores hundreds of settings on the same training spaces.
+class Comparison {
+ public:
+  // Throws std::invalid_argument (no space, an objective of unknown direction, too few valid configurations).
+  Comparison(const std::vector<ComparisonSpace>& spaces, const ComparisonOptions& options);
+  ~Comparison();
+  Comparison(Comparison&&) noexcept;
+  Comparison& operator=(Comparison&&) noexcept;
+
+  // Runs and scores the strategies (and the external runs). Deterministic for a seed, whatever the number of
+  // threads; a strategy's runs depend on the seed, the space's name and the strategy's label only.
+  ComparisonReport run(const std::vector<StrategySpec>& strategies, const ExternalRuns& external = {}) const;
+
+  const ComparisonOptions& options() const { return options_; }
+  std::vector<std::string> space_names() const;
+
+  struct PreparedSpace;  // opaque: defined in comparison.cpp
+
+ private:
+  ComparisonOptions options_;
+  std::vector<std::unique_ptr<PreparedSpace>> prepared_;
+};
+
+// The whole comparison: Comparison(spaces, options).run(strategies, external).
 ComparisonReport compare(const std::vector<ComparisonSpace>& spaces, const std::vector<StrategySpec>& strategies,
                          const ComparisonOptions& options, const ExternalRuns& external = {});
 

@@ -1,0 +1,338 @@
+// `ktune hypertune`: tunes the hyperparameters of a strategy ("tuning the tuner"). Every setting is scored by the
+// methodology on brute-forced training spaces in simulation; a meta-strategy (brute force, or any other strategy)
+// searches the settings through the ordinary tuning loop, and the results are a Kernel Tuner cache with the
+// objective `score`, resumable and itself usable as a space for `ktune compare`.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cache_appender.hpp"
+#include "commands.hpp"
+#include "ktune/expr/errors.hpp"
+#include "ktune/io/input_error.hpp"
+#include "ktune/io/json_value.hpp"
+#include "ktune/io/results_file.hpp"
+#include "ktune/methodology/comparison.hpp"
+#include "ktune/methodology/hyperparameter_evaluator.hpp"
+#include "ktune/methodology/hyperparameter_space.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/tune.hpp"
+
+namespace ktune::cli {
+namespace {
+
+using namespace ktune::methodology;
+
+struct HypertuneOptions {
+  std::string strategy;
+  std::string hyperspace_path;
+  std::vector<std::string> spaces, test_spaces;
+  std::string meta_strategy = "brute_force";
+  std::vector<std::string> meta_settings;
+  int repeats = 25;
+  std::optional<std::uint64_t> budget;
+  std::optional<double> time_limit;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;
+  std::string output_path;
+  bool json = false, quiet = false;
+  std::size_t top = 10;
+};
+
+// One row of the results: a setting and what it scored.
+struct Row {
+  std::size_t index = 0;
+  std::string label;
+  nlohmann::json settings;
+  Status status = Status::ok;
+  double score = std::nan("");
+  std::vector<double> space_scores;  // empty for resumed results
+  bool resumed = false;
+  std::string message;
+};
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+// "\r  12/108 settings  best score 0.512" on stderr, once per setting.
+class Progress final : public TuningListener {
+ public:
+  explicit Progress(std::size_t total) : total_(total) {}
+  void on_evaluation(const CostFunction& cost, std::size_t) override {
+    const auto best = cost.trace().best();
+    std::fprintf(stderr, "\r%s",
+                 fmt::format("  {:>5}/{} settings  {}   ", cost.evaluations(), total_,
+                             best ? fmt::format("best score {:.4f}", cost.trace().values(*best).front())
+                                  : std::string("no score yet"))
+                     .c_str());
+    std::fflush(stderr);
+  }
+
+ private:
+  std::size_t total_;
+};
+
+std::string settings_text(const nlohmann::json& settings) {
+  std::string out;
+  for (const auto& [k, v] : settings.items()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, v.is_string() ? v.get<std::string>() : v.dump());
+  return out;
+}
+
+int run_hypertune(const HypertuneOptions& o) {
+  const auto fail = [](const std::string& message, int code) {
+    std::cerr << "ktune hypertune: error: " << message << "\n";
+    return code;
+  };
+  const StrategyInfo* info = find_strategy(o.strategy);
+  if (!info) {
+    std::string names;
+    for (const auto& s : strategy_registry()) names += (names.empty() ? "" : ", ") + s.name;
+    return fail(fmt::format("unknown strategy '{}'; strategies: {}", o.strategy, names), kExitUsage);
+  }
+  if (o.spaces.empty()) return fail("give the training spaces with --spaces RESULTS...", kExitUsage);
+  if (o.repeats < 1) return fail("--repeats must be at least 1", kExitUsage);
+
+  std::unique_ptr<Strategy> meta;
+  Budget budget;
+  try {
+    meta = make_strategy(o.meta_strategy, parse_strategy_settings(o.meta_strategy, o.meta_settings));
+    budget.max_evaluations = o.budget;
+    budget.time_limit_seconds = o.time_limit;
+    budget.validate();
+  } catch (const std::exception& e) {
+    return fail(e.what(), kExitUsage);
+  }
+
+  HyperparameterSpace hyper;
+  std::optional<SearchSpace> space;
+  try {
+    hyper = o.hyperspace_path.empty() ? default_hyperparameter_space(*info)
+                                      : read_hyperparameter_space(o.hyperspace_path, *info);
+    space.emplace(SearchSpace::build(hyper.problem));
+  } catch (const io::InputError& e) {
+    return fail(e.what(), kExitInputError);
+  } catch (const ProblemError& e) {
+    return fail(fmt::format("{}: {}", o.hyperspace_path.empty() ? "hyperparameter grid" : o.hyperspace_path, e.what()),
+                kExitInputError);
+  } catch (const expr::ExpressionError& e) {
+    return fail(fmt::format("{}: {}", o.hyperspace_path, e.what()), kExitInputError);
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what(), kExitUsage);
+  }
+  if (!o.quiet)
+    for (const auto& w : hyper.warnings) std::cerr << "ktune hypertune: warning: " << w << "\n";
+  if (space->size() == 0) return fail("the hyperparameter space has no valid setting", kExitInputError);
+
+  ComparisonOptions copts;
+  copts.repeats = o.repeats;
+  copts.seed = o.seed;
+  copts.threads = o.threads;
+  std::optional<Comparison> training, testing;
+  try {
+    training.emplace(load_spaces(o.spaces, o.threads), copts);
+    if (!o.test_spaces.empty()) testing.emplace(load_spaces(o.test_spaces, o.threads), copts);
+  } catch (const io::InputError& e) {
+    return fail(e.what(), kExitInputError);
+  } catch (const std::exception& e) {
+    return fail(e.what(), kExitInputError);
+  }
+
+  HyperparameterEvaluator evaluator(*space, o.strategy, *training);
+  TuningOptions options;
+  options.budget = budget;
+  options.seed = o.seed;
+
+  // The output cache: resumed if it exists, appended per scored setting.
+  std::unique_ptr<io::KernelTunerCacheWriter> cache;
+  std::unique_ptr<CacheAppender> appender;
+  std::unordered_map<std::size_t, EvaluationRecord> resumed_records;
+  if (!o.output_path.empty()) {
+    try {
+      io::CacheHeader header{evaluator.device_name(), evaluator.kernel_name(), nlohmann::json::array(),
+                             space->problem(), {"score"}};
+      cache = std::make_unique<io::KernelTunerCacheWriter>(o.output_path, header);
+    } catch (const io::InputError& e) {
+      return fail(e.what(), kExitInputError);
+    }
+    for (const auto& r : cache->existing()) {
+      const auto config = space->config_of(r.config);
+      const auto index = config ? space->index_of(*config) : std::nullopt;
+      if (!index) continue;
+      options.resumed.push_back({*index, r.status, {r.objective("score").value_or(std::nan(""))}});
+      resumed_records[*index] = r;
+    }
+    appender = std::make_unique<CacheAppender>(*cache, "ktune hypertune");
+    options.listeners.push_back(appender.get());
+  }
+  Progress progress(space->size());
+  const bool show_progress = !o.quiet && !o.json && ::isatty(STDERR_FILENO);
+  if (show_progress) options.listeners.push_back(&progress);
+
+  const TuningResult result = tune(*space, evaluator, *meta, options);
+  if (show_progress) std::fputc('\n', stderr);
+  if (cache) cache->close();
+
+  // Every setting known at the end (scored now or resumed), best first.
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < result.trace.size(); ++i) {
+    const TraceEntry& e = result.trace[i];
+    Row row;
+    row.index = e.index;
+    const auto values = space->values_at(e.index);
+    const auto settings = hyperparameter_settings(space->problem(), values);
+    row.label = strategy_label(o.strategy, settings);
+    row.settings = nlohmann::json::object();
+    for (const auto& [name, value] : settings) row.settings[name] = io::value_to_json(value);
+    row.status = e.status;
+    row.resumed = e.resumed;
+    if (e.status == Status::ok) row.score = result.trace.values(i).front();
+    if (const ScoredSetting* s = evaluator.scored(e.index)) {
+      row.space_scores = s->space_scores;
+      row.message = s->message;
+    }
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    const bool fa = std::isfinite(a.score), fb = std::isfinite(b.score);
+    if (fa != fb) return fa;
+    return fa && a.score > b.score;
+  });
+  std::size_t scored = 0;
+  while (scored < rows.size() && std::isfinite(rows[scored].score)) ++scored;
+
+  // The defaults written out: the row keeps meaning "these settings" when the defaults change.
+  std::vector<std::pair<std::string, Value>> defaults;
+  for (const auto& h : info->hyperparameters) defaults.emplace_back(h.name, h.default_value);
+  const std::string defaults_label = strategy_label(o.strategy, defaults);
+
+  // Train/test: the best, median and worst settings, and the strategy's defaults, scored on the test spaces.
+  struct TestRow {
+    std::string role, label;
+    double train = std::nan(""), test = std::nan("");
+  };
+  std::vector<TestRow> test_rows;
+  if (testing && scored > 0) {
+    test_rows.push_back({"best", rows.front().label, rows.front().score});
+    test_rows.push_back({"median", rows[scored / 2].label, rows[scored / 2].score});
+    test_rows.push_back({"worst", rows[scored - 1].label, rows[scored - 1].score});
+    test_rows.push_back({"default", defaults_label, score_settings(*training, {defaults_label}).front()});
+    std::vector<std::string> labels;
+    for (const auto& t : test_rows) labels.push_back(t.label);
+    const auto test_scores = score_settings(*testing, labels);
+    for (std::size_t i = 0; i < test_rows.size(); ++i) test_rows[i].test = test_scores[i];
+  }
+
+  const auto training_names = training->space_names();
+  if (o.json) {
+    nlohmann::json out;
+    out["strategy"] = o.strategy;
+    out["meta_strategy"] = o.meta_strategy;
+    out["hyperparameters"] = nlohmann::json::array();
+    for (const auto& p : space->problem().parameters) {
+      nlohmann::json values = nlohmann::json::array();
+      for (const auto& v : p.values) values.push_back(io::value_to_json(v));
+      out["hyperparameters"].push_back({{"name", p.name}, {"values", values}});
+    }
+    out["settings_total"] = space->size();
+    out["defaults_label"] = defaults_label;
+    out["training_spaces"] = training_names;
+    out["repeats"] = o.repeats;
+    out["seed"] = o.seed;
+    out["evaluations"] = result.evaluations;
+    out["resumed"] = options.resumed.size();
+    out["stop_reason"] = to_string(result.stop_reason);
+    out["wall_seconds"] = result.wall_seconds;
+    out["warnings"] = hyper.warnings;
+    nlohmann::json results = nlohmann::json::array();
+    for (const auto& r : rows) {
+      nlohmann::json j{{"label", r.label},   {"settings", r.settings}, {"status", std::string(to_string(r.status))},
+                       {"score", number_or_null(r.score)}, {"resumed", r.resumed}};
+      if (!r.space_scores.empty()) {
+        nlohmann::json per = nlohmann::json::object();
+        for (std::size_t k = 0; k < r.space_scores.size() && k < training_names.size(); ++k)
+          per[training_names[k]] = number_or_null(r.space_scores[k]);
+        j["space_scores"] = per;
+      }
+      if (!r.message.empty()) j["message"] = r.message;
+      results.push_back(std::move(j));
+    }
+    out["best"] = scored ? results.front() : nlohmann::json(nullptr);
+    out["results"] = std::move(results);
+    if (testing) {
+      nlohmann::json t = nlohmann::json::array();
+      for (const auto& r : test_rows)
+        t.push_back({{"role", r.role}, {"label", r.label}, {"train", number_or_null(r.train)}, {"test", number_or_null(r.test)}});
+      out["test"] = {{"spaces", testing->space_names()}, {"rows", t}};
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+
+  std::cout << fmt::format("{} hyperparameters, {} of {} settings scored ({} resumed) by {} on {} training spaces x {} "
+                           "repeats; {:.1f} s, stopped: {}\n",
+                           o.strategy, result.trace.size(), space->size(), options.resumed.size(), o.meta_strategy,
+                           training_names.size(), o.repeats, result.wall_seconds, to_string(result.stop_reason));
+  const std::size_t shown = std::min(o.top, rows.size());
+  std::cout << fmt::format("  {:>8}  setting\n", "score");
+  for (std::size_t i = 0; i < shown; ++i) {
+    const Row& r = rows[i];
+    const std::string score = std::isfinite(r.score) ? fmt::format("{:8.4f}", r.score) : fmt::format("{:>8}", to_string(r.status));
+    std::cout << fmt::format("  {}  {}\n", score, settings_text(r.settings));
+  }
+  if (rows.size() > shown) std::cout << fmt::format("  ... {} more (--top N, --json)\n", rows.size() - shown);
+  if (testing) {
+    std::cout << fmt::format("train ({} spaces) vs test ({} spaces):\n", training_names.size(), testing->space_names().size());
+    std::cout << fmt::format("  {:<8} {:>8} {:>8}  setting\n", "", "train", "test");
+    for (const auto& r : test_rows)
+      std::cout << fmt::format("  {:<8} {:>8.4f} {:>8.4f}  {}\n", r.role, r.train, r.test, r.label);
+  }
+  if (cache) std::cout << "results: " << o.output_path << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_hypertune_command(CLI::App& app) {
+  auto o = std::make_shared<HypertuneOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "hypertune", "Tune the hyperparameters of a strategy by its methodology score on brute-forced training spaces");
+  sub->add_option("--strategy", o->strategy, "The strategy whose hyperparameters are tuned")->required();
+  sub->add_option("--hyperspace", o->hyperspace_path,
+                  "T1 file over the hyperparameters (default: a grid around the declared defaults)");
+  sub->add_option("--spaces", o->spaces, "Brute-forced training spaces (Kernel Tuner cache or T4 files)")->required();
+  sub->add_option("--test-spaces", o->test_spaces,
+                  "Re-score the best, median and worst settings and the defaults on these spaces");
+  sub->add_option("--meta-strategy", o->meta_strategy, "Strategy that searches the settings")->capture_default_str();
+  sub->add_option("--meta-set", o->meta_settings, "Meta-strategy hyperparameter name=value (repeatable)");
+  sub->add_option("--repeats", o->repeats, "Runs per setting and space")->capture_default_str();
+  sub->add_option("--budget,--max-fevals", o->budget, "Score at most this many settings");
+  sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds (wall clock)");
+  sub->add_option("--seed", o->seed, "Seed of the runs and of the meta-strategy")->capture_default_str();
+  sub->add_option("--threads", o->threads, "Threads (default: all cores)");
+  sub->add_option("--output", o->output_path,
+                  "Kernel Tuner cache of the scores (objective score): resumed if present, appended per setting");
+  sub->add_option("--top", o->top, "Settings listed in the table")->capture_default_str();
+  sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
+  sub->add_flag("--quiet", o->quiet, "No progress line or warnings");
+  return {sub, [o] {
+            try {
+              return run_hypertune(*o);
+            } catch (const HyperparameterError& e) {
+              std::cerr << "ktune hypertune: error: " << e.what() << "\n";
+              return kExitUsage;
+            }
+          }};
+}
+
+}  // namespace ktune::cli

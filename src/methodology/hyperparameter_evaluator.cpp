@@ -1,0 +1,92 @@
+#include "ktune/methodology/hyperparameter_evaluator.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include "ktune/methodology/hyperparameter_space.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/hyperparameters.hpp"
+
+namespace ktune::methodology {
+namespace {
+
+std::string utc_timestamp() {
+  const auto now = std::chrono::system_clock::now();
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  return fmt::format("{:%Y-%m-%d %H:%M:%S}.{:06d}+00:00", fmt::gmtime(std::chrono::system_clock::to_time_t(now)), us);
+}
+
+}  // namespace
+
+HyperparameterEvaluator::HyperparameterEvaluator(const SearchSpace& hyperspace, std::string strategy,
+                                                 const Comparison& training)
+    : space_(hyperspace), strategy_(std::move(strategy)), training_(training), space_names_(training.space_names()) {
+  if (!find_strategy(strategy_)) (void)make_strategy(strategy_);  // throws, listing the known strategies
+}
+
+EvaluationOutcome HyperparameterEvaluator::evaluate(std::size_t index) {
+  const auto start = std::chrono::steady_clock::now();
+  ScoredSetting s;
+  const auto settings = hyperparameter_settings(space_.problem(), space_.values_at(index));
+  s.label = strategy_label(strategy_, settings);
+  try {
+    StrategySpec spec{s.label, strategy_, settings};
+    (void)make_strategy(spec.name, spec.hyperparameters);  // rejects a bad combination before any run
+    const ComparisonReport report = training_.run({spec});
+    s.score = report.aggregate.front().score;
+    for (const auto& space : report.spaces) s.space_scores.push_back(space.strategies.front().score);
+  } catch (const HyperparameterError& e) {
+    s.status = Status::invalid;
+    s.message = e.what();
+  } catch (const std::exception& e) {
+    s.status = Status::runtime_failed;
+    s.message = e.what();
+  }
+  s.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  s.timestamp = utc_timestamp();
+  const auto& stored = scored_.insert_or_assign(index, std::move(s)).first->second;
+  value_ = stored.status == Status::ok ? stored.score : std::nan("");
+  return {stored.status, std::span<const double>(&value_, 1), stored.wall_ms};
+}
+
+const ScoredSetting* HyperparameterEvaluator::scored(std::size_t index) const {
+  const auto it = scored_.find(index);
+  return it == scored_.end() ? nullptr : &it->second;
+}
+
+EvaluationRecord HyperparameterEvaluator::record(std::size_t index) const {
+  const ScoredSetting* s = scored(index);
+  if (!s) throw std::logic_error(fmt::format("hyperparameter setting {} has not been evaluated", index));
+  EvaluationRecord r;
+  r.config = space_.values_at(index);
+  r.status = s->status;
+  r.message = s->message;
+  if (s->status == Status::ok) {
+    r.measurements.push_back({"score", Value(s->score), ""});
+    for (std::size_t i = 0; i < s->space_scores.size() && i < space_names_.size(); ++i)
+      r.measurements.push_back({"score_" + space_names_[i], Value(s->space_scores[i]), ""});
+  }
+  // What the setting cost, so that a meta-strategy comparison on this file charges the real scoring time.
+  r.runtimes_ms = {s->wall_ms};
+  r.benchmark_ms = s->wall_ms;
+  r.timestamp = s->timestamp;
+  return r;
+}
+
+std::vector<double> score_settings(const Comparison& spaces, const std::vector<std::string>& labels) {
+  std::vector<double> scores;
+  for (const auto& label : labels) {
+    try {
+      scores.push_back(spaces.run({parse_strategy_spec(label)}).aggregate.front().score);
+    } catch (const std::runtime_error&) {
+      scores.push_back(std::nan(""));
+    }
+  }
+  return scores;
+}
+
+}  // namespace ktune::methodology

@@ -1,0 +1,121 @@
+// `ktune hypertune` end to end: the JSON interface, the score cache (resumed, readable by compare), train/test rows,
+// the same score as `ktune compare` gives the same label, and errors.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "run_ktune.hpp"
+#include "shared_data.hpp"
+
+namespace {
+
+using namespace ktune::testing;
+
+std::string space(const std::string& app, const std::string& gpu) {
+  return quoted(shared_path("data/benchmark_hub/cachefiles/" + app + "/" + gpu + "_T4.json.gz"));
+}
+const std::string kTrain = space("convolution_milo", "MI250X") + " " + space("dedispersion_milo", "A4000");
+const std::string kTest = space("convolution_milo", "A4000");
+
+std::string hyperspace() {
+  return cli_write_temp("ga_hyperspace.json", R"({"ConfigurationSpace": {"TuningParameters": [
+      {"Name": "popsize", "Type": "int", "Values": "[6, 12, 24]"},
+      {"Name": "method", "Type": "string", "Values": "['uniform', 'two_point']"}], "Conditions": []}})");
+}
+
+TEST(HypertuneCommand, ScoresEverySettingWritesAResumableCacheAndTestsOnOtherSpaces) {
+  const std::string cache = (cli_temp_dir() / "ga_scores.json").string();
+  std::filesystem::remove(cache);
+  const std::string args = "hypertune --json --strategy genetic_algorithm --repeats 3 --seed 2 --hyperspace " +
+                           quoted(hyperspace()) + " --spaces " + kTrain + " --output " + quoted(cache);
+  const KtuneRun run = run_ktune(args + " --test-spaces " + kTest);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j.at("settings_total"), 6);
+  EXPECT_EQ(j.at("evaluations"), 6);
+  EXPECT_EQ(j.at("resumed"), 0);
+  EXPECT_EQ(j.at("meta_strategy"), "brute_force");
+  EXPECT_EQ(j.at("stop_reason"), "space exhausted");
+  EXPECT_EQ(j.at("training_spaces"), (std::vector<std::string>{"MI250X_convolution_milo", "A4000_dedispersion_milo"}));
+  EXPECT_EQ(j.at("defaults_label").get<std::string>().rfind("genetic_algorithm:popsize=", 0), 0u);
+  const auto& results = j.at("results");
+  ASSERT_EQ(results.size(), 6u);
+  for (std::size_t i = 1; i < results.size(); ++i)
+    EXPECT_GE(results[i - 1].at("score").get<double>(), results[i].at("score").get<double>());
+  EXPECT_EQ(j.at("best"), results[0]);
+  const auto& per_space = results[0].at("space_scores");
+  EXPECT_NEAR(results[0].at("score").get<double>(),
+              (per_space.at("MI250X_convolution_milo").get<double>() + per_space.at("A4000_dedispersion_milo").get<double>()) / 2,
+              1e-12);
+  // Train/test rows: best, median, worst and the defaults, each scored on the test space.
+  const auto& rows = j.at("test").at("rows");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].at("role"), "best");
+  EXPECT_EQ(rows[0].at("label"), results[0].at("label"));
+  EXPECT_EQ(rows[0].at("train"), results[0].at("score"));
+  EXPECT_EQ(rows[2].at("label"), results[5].at("label"));
+  EXPECT_EQ(rows[3].at("role"), "default");
+  for (const auto& r : rows) EXPECT_TRUE(r.at("test").is_number()) << r;
+
+  // The best setting's label in `ktune compare`: the same runs, the same score.
+  const KtuneRun same = run_ktune("compare --json --repeats 3 --seed 2 --spaces " + kTrain + " --strategies " +
+                                  quoted(results[0].at("label").get<std::string>()));
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(nlohmann::json::parse(same.out)["aggregate"][results[0].at("label").get<std::string>()]["score"],
+            results[0].at("score"));
+
+  // Resumed: nothing is scored again and the scores are the file's.
+  const KtuneRun again = run_ktune(args);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto k = nlohmann::json::parse(again.out);
+  EXPECT_EQ(k.at("evaluations"), 0);
+  EXPECT_EQ(k.at("resumed"), 6);
+  EXPECT_NEAR(k.at("best").at("score").get<double>(), results[0].at("score").get<double>(), 1e-12);
+
+  // The cache is a Kernel Tuner cache with the objective score: a space for `ktune compare`.
+  const auto c = nlohmann::json::parse(read_text(cache));
+  EXPECT_EQ(c.at("objective"), nlohmann::json::array({"score"}));
+  EXPECT_EQ(c.at("cache").size(), 6u);
+  const KtuneRun stats = run_ktune("compare --stats --json --spaces " + quoted(cache));
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  const auto s = nlohmann::json::parse(stats.out)["spaces"][0]["stats"];
+  EXPECT_EQ(s.at("valid"), 6);
+  EXPECT_EQ(s.at("minimization"), false);
+  EXPECT_EQ(s.at("optimum"), results[0].at("score"));
+}
+
+TEST(HypertuneCommand, AMetaStrategyWithABudgetAndHumanOutput) {
+  const KtuneRun run = run_ktune("hypertune --strategy random_sample --repeats 2 --meta-strategy random_sample --budget 1 "
+                                 "--spaces " + kTrain);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(contains(run.out, "1 of 2 settings scored")) << run.out;  // default grid: fraction 0.5, 1.0
+  EXPECT_TRUE(contains(run.out, "random_sample")) << run.out;
+}
+
+TEST(HypertuneCommand, Errors) {
+  const KtuneRun unknown = run_ktune("hypertune --strategy nope --spaces " + kTrain);
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_TRUE(contains(unknown.err, "unknown strategy 'nope'")) << unknown.err;
+  const std::string bad = cli_write_temp("bad_hyperspace.json", R"({"ConfigurationSpace": {"TuningParameters": [
+      {"Name": "popsize", "Type": "int", "Values": "[0, 5]"}]}})");
+  const KtuneRun range = run_ktune("hypertune --strategy genetic_algorithm --hyperspace " + quoted(bad) + " --spaces " + kTrain);
+  EXPECT_EQ(range.exit_code, 1);
+  EXPECT_TRUE(contains(range.err, "bad_hyperspace.json")) << range.err;
+  EXPECT_TRUE(contains(range.err, "TuningParameters[0].Values")) << range.err;
+  const KtuneRun meta = run_ktune("hypertune --strategy pso --meta-strategy pso --meta-set nope=1 --spaces " + kTrain);
+  EXPECT_EQ(meta.exit_code, 2);
+  const KtuneRun missing = run_ktune("hypertune --strategy pso --spaces /nonexistent.json");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_TRUE(contains(missing.err, "/nonexistent.json")) << missing.err;
+  // The quirks of benchmark_hub's files are warnings, not errors.
+  const KtuneRun quirks = run_ktune(
+      "hypertune --strategy pso --repeats 1 --budget 1 --meta-strategy random_sample --hyperspace " +
+      quoted(shared_path("data/benchmark_hub/hyperparametertuning/algorithms/metatuning_pso.json")) + " --spaces " + kTrain);
+  EXPECT_EQ(quirks.exit_code, 0) << quirks.err;
+  EXPECT_TRUE(contains(quirks.err, "declared twice")) << quirks.err;
+}
+
+}  // namespace
