@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -292,7 +293,8 @@ int run_compare(CompareOptions o) {
       nlohmann::json full = summary_json(report, true);
       full["settings"] = {{"repeats", o.options.repeats},     {"seed", o.options.seed},
                           {"cutoff", o.options.cutoff_end},   {"cutoff_start", o.options.cutoff_start},
-                          {"resolution", o.options.resolution}, {"cutoff_margin", o.options.cutoff_margin}};
+                          {"resolution", o.options.resolution}, {"cutoff_margin", o.options.cutoff_margin},
+                          {"baseline", o.options.baseline == BaselineKind::exact ? "exact" : "reference"}};
       out << full.dump() << "\n";
       if (!out) throw io::InputError(o.output_path, "", "cannot write the report");
     }
@@ -325,6 +327,12 @@ Command add_compare_command(CLI::App& app) {
                                                      "to the optimum")->capture_default_str();
   sub->add_option("--cutoff-start", o->options.cutoff_start, "Start of the time range")->capture_default_str();
   sub->add_option("--resolution", o->options.resolution, "Time points")->capture_default_str();
+  sub->add_option("--baseline", o->options.baseline,
+                  "Random-search baseline: reference (the reference package's, one rank optimistic) or exact (the "
+                  "expected best of M draws; unbiased on small spaces)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, BaselineKind>{{"reference", BaselineKind::reference},
+                                                                               {"exact", BaselineKind::exact}}))
+      ->default_str("reference");
   sub->add_option("--threads", o->options.threads, "Threads (0: all cores)")->capture_default_str();
   sub->add_option("--objective", o->options.objective, "Objective (default: the files', else time)");
   sub->add_option("--objectives", o->objectives,

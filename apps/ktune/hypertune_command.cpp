@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -46,6 +47,7 @@ struct HypertuneOptions {
   std::optional<double> time_limit;
   std::uint64_t seed = 0;
   unsigned threads = 0;
+  BaselineKind baseline = BaselineKind::reference;
   std::string output_path;
   bool json = false, quiet = false;
   std::size_t top = 10;
@@ -138,6 +140,7 @@ int run_hypertune(const HypertuneOptions& o) {
   copts.repeats = o.repeats;
   copts.seed = o.seed;
   copts.threads = o.threads;
+  copts.baseline = o.baseline;
   std::optional<Comparison> training, testing;
   try {
     training.emplace(load_spaces(o.spaces, o.threads), copts);
@@ -320,6 +323,10 @@ Command add_hypertune_command(CLI::App& app) {
   sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds (wall clock)");
   sub->add_option("--seed", o->seed, "Seed of the runs and of the meta-strategy")->capture_default_str();
   sub->add_option("--threads", o->threads, "Threads (default: all cores)");
+  sub->add_option("--baseline", o->baseline, "Random-search baseline of the scores: reference or exact (see compare)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, BaselineKind>{{"reference", BaselineKind::reference},
+                                                                               {"exact", BaselineKind::exact}}))
+      ->default_str("reference");
   sub->add_option("--output", o->output_path,
                   "Kernel Tuner cache of the scores (objective score): resumed if present, appended per setting");
   sub->add_option("--top", o->top, "Settings listed in the table")->capture_default_str();

@@ -7,12 +7,23 @@
 
 namespace ktune::methodology {
 
-RandomSearchBaseline::RandomSearchBaseline(const SpaceStatistics& stats)
-    : worst_to_best_(stats.distribution()), time_per_feval_(stats.mean_time_per_feval()) {
+RandomSearchBaseline::RandomSearchBaseline(const SpaceStatistics& stats, BaselineKind kind)
+    : worst_to_best_(stats.distribution()), time_per_feval_(stats.mean_time_per_feval()), kind_(kind) {
   if (stats.minimization()) std::reverse(worst_to_best_.begin(), worst_to_best_.end());
 }
 
 double RandomSearchBaseline::after_draws(long draws) const {
+  if (kind_ == BaselineKind::exact) {
+    // The best of M draws without replacement has expected rank M (N+1)/(M+1), counted from 1 (worst) to N (best);
+    // the value there, interpolated between the neighbouring ranks. (The strategy curves live in rank space too.)
+    const double n = static_cast<double>(worst_to_best_.size());
+    const double m = static_cast<double>(std::max(draws, 1L));
+    const double index = std::clamp(m * (n + 1) / (m + 1) - 1, 0.0, n - 1);
+    const auto lo = static_cast<std::size_t>(index);
+    const std::size_t hi = std::min(lo + 1, worst_to_best_.size() - 1);
+    const double w = index - static_cast<double>(lo);
+    return worst_to_best_[lo] + w * (worst_to_best_[hi] - worst_to_best_[lo]);
+  }
   // [reference] M (N+1) / (M+1) is one rank more optimistic than the expected best of M draws; kept for equal scores.
   const double n = static_cast<double>(worst_to_best_.size());
   const double m = static_cast<double>(draws);

@@ -56,7 +56,7 @@ PreparedSpace prepare(const ComparisonSpace& s, const ComparisonOptions& o, bool
   p.result.range = p.result.stats.cutoff_range(o.cutoff_start, o.cutoff_end);
   p.result.budget_seconds = p.result.range.time_end * (1 + o.cutoff_margin);
   p.result.time_points = linspace(p.result.range.time_start, p.result.range.time_end, o.resolution);
-  p.result.baseline = RandomSearchBaseline(p.result.stats).over_time(p.result.time_points);
+  p.result.baseline = RandomSearchBaseline(p.result.stats, o.baseline).over_time(p.result.time_points);
   if (simulate) {
     p.space = std::make_unique<SearchSpace>(space_from_results(*s.results));
     p.evaluator = std::make_unique<SimulationEvaluator>(*p.space, s.results,

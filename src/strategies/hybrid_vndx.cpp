@@ -330,16 +330,18 @@ StrategyInfo hybrid_vndx_info() {
   return {"hybrid_vndx",
           "hybrid variable neighbourhood descent with a k-NN surrogate, elite crossover, tabu list and annealing "
           "acceptance (Kernel Tuner's generated optimiser)",
+          // k, cand_pool, restart_iter, temp0 and cooling from `ktune hypertune` (docs/hyperparameters.md; Kernel
+          // Tuner: 5, 8, 100, 1.0, 0.995).
           {{"budget", T::Int, Value(std::int64_t{5000}), 1.0, {}, {},
             "evaluation requests per run (revisits included); then a fresh run starts"},
-           {"k", T::Int, Value(std::int64_t{5}), 1.0, {}, {}, "neighbours averaged by the k-NN surrogate"},
-           {"cand_pool", T::Int, Value(std::int64_t{8}), 1.0, {}, {}, "candidates scored per iteration"},
-           {"restart_iter", T::Int, Value(std::int64_t{100}), 1.0, {}, {},
+           {"k", T::Int, Value(std::int64_t{3}), 1.0, {}, {}, "neighbours averaged by the k-NN surrogate"},
+           {"cand_pool", T::Int, Value(std::int64_t{16}), 1.0, {}, {}, "candidates scored per iteration"},
+           {"restart_iter", T::Int, Value(std::int64_t{200}), 1.0, {}, {},
             "consecutive rejections before a restart from a random configuration"},
            {"tabu_size", T::Int, Value(std::int64_t{300}), 0.0, {}, {}, "length of the tabu list of accepted moves"},
            {"elite_size", T::Int, Value(std::int64_t{5}), 1.0, {}, {}, "best configurations kept for crossover"},
-           {"temp0", T::Float, Value(1.0), 0.0, {}, {}, "initial annealing temperature (in cost units)"},
-           {"cooling", T::Float, Value(0.995), 0.0, 1.0, {}, "temperature factor per iteration"},
+           {"temp0", T::Float, Value(0.5), 0.0, {}, {}, "initial annealing temperature (in cost units)"},
+           {"cooling", T::Float, Value(0.99), 0.0, 1.0, {}, "temperature factor per iteration"},
            constraint_aware_spec()},
           [](const Hyperparameters& h) {
             return std::make_unique<HybridVndx>(VndxSettings{

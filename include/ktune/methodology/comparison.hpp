@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ktune/io/results_file.hpp"
+#include "ktune/methodology/baseline.hpp"
 #include "ktune/methodology/space_statistics.hpp"
 #include "ktune/methodology/strategy_curve.hpp"
 #include "ktune/value.hpp"
@@ -46,6 +47,7 @@ struct ComparisonOptions {
   unsigned threads = 0;           // 0: all cores
   std::string objective;          // empty: the file's objective, else "time"
   std::optional<bool> minimization;  // default: inferred from the objective's name
+  BaselineKind baseline = BaselineKind::reference;  // exact: unbiased on small spaces (see baseline.hpp)
 };
 
 struct StrategyOnSpace {
