@@ -7,17 +7,9 @@
 #include <vector>
 
 #include "ktune/methodology/comparison.hpp"
+#include "training_spaces.hpp"
 
 namespace {
-
-std::vector<std::string> training_spaces() {
-  std::vector<std::string> paths;
-  for (const char* app : {"convolution_milo", "dedispersion_milo"})
-    for (const char* gpu : {"A100", "A4000", "MI250X"})
-      paths.push_back(std::string(KTUNE_SHARED_DIR) + "/data/benchmark_hub/cachefiles/" + app + "/" + gpu +
-                      "_T4.json.gz");
-  return paths;
-}
 
 void BM_LoadTrainingSpaces(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(ktune::methodology::load_spaces(training_spaces()));

@@ -8,20 +8,12 @@
 #include <vector>
 
 #include "ktune/methodology/comparison.hpp"
+#include "training_spaces.hpp"
 #include "ktune/methodology/hyperparameter_evaluator.hpp"
 #include "ktune/methodology/hyperparameter_space.hpp"
 #include "ktune/search_space.hpp"
 
 namespace {
-
-std::vector<std::string> training_spaces() {
-  std::vector<std::string> paths;
-  for (const char* app : {"convolution_milo", "dedispersion_milo"})
-    for (const char* gpu : {"A100", "A4000", "MI250X"})
-      paths.push_back(std::string(KTUNE_SHARED_DIR) + "/data/benchmark_hub/cachefiles/" + app + "/" + gpu +
-                      "_T4.json.gz");
-  return paths;
-}
 
 void BM_HypertuneGeneticAlgorithmGrid(benchmark::State& state) {
   using namespace ktune::methodology;

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Tunes the hyperparameters of our main strategies on the six training spaces (convolution and dedispersion on A100,
 # A4000, MI250X) and re-scores the best, median and worst settings and the current defaults on held-out spaces
-# (CLBlast GEMM and pnpoly on RTX 3090 and RTX Titan). Writes docs/hyperparameters/<strategy>.json (the scores, a
-# Kernel Tuner cache: rerunning resumes it) and docs/hyperparameters/<strategy>.out.json (`ktune hypertune --json`).
+# (CLBlast GEMM and pnpoly on RTX 3090 and RTX Titan). A run is named STRATEGY or STRATEGY_GRID; it writes
+# docs/hyperparameters/<run>.json (the scores, a Kernel Tuner cache: rerunning resumes it) and
+# docs/hyperparameters/<run>.out.json (`ktune hypertune --json`).
 #
-#   scripts/hypertune_strategies.sh                       # every strategy below
+#   scripts/hypertune_strategies.sh                       # the first round: every strategy below
 #   scripts/hypertune_strategies.sh pso diff_evo          # only these
+#   scripts/hypertune_strategies.sh pso_wide              # the grid docs/hyperparameters/spaces/pso_wide.json
 #
-# Grids: benchmark_hub's (the tuning-the-tuner paper's) where our strategy has those hyperparameters, ours in
-# docs/hyperparameters/spaces/ otherwise. Environment: KTUNE (the binary, default build/ktune), SHARED (../shared).
+# Grids: for a plain strategy name benchmark_hub's (the tuning-the-tuner paper's) where our strategy has those
+# hyperparameters, else docs/hyperparameters/spaces/<run>.json. Environment: KTUNE (the binary, default
+# build/ktune), SHARED (../shared).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +33,15 @@ grid_of() {
     *) echo "$OUT/spaces/$1.json" ;;
   esac
 }
+# The strategy of a run: the longest registered name that the run name starts with.
+strategy_of() {
+  local best=""
+  for name in $("$KTUNE" strategies --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(s["name"] for s in (d["strategies"] if isinstance(d, dict) else d)))'); do
+    if [[ $1 == "$name" || $1 == "${name}_"* ]] && [ ${#name} -gt ${#best} ]; then best=$name; fi
+  done
+  [ -n "$best" ] || { echo "$0: no strategy for run '$1'" >&2; exit 2; }
+  echo "$best"
+}
 
 strategies=("$@")
 [ ${#strategies[@]} -gt 0 ] ||
@@ -38,8 +50,8 @@ strategies=("$@")
 for s in "${strategies[@]}"; do
   echo "== $s on $(grid_of "$s")"
   start=$(date +%s.%N)
-  "$KTUNE" hypertune --strategy "$s" --hyperspace "$(grid_of "$s")" --spaces "${TRAIN[@]}" --test-spaces "${TEST[@]}" \
-    --repeats 25 --seed 0 --output "$OUT/$s.json" --json --quiet >"$OUT/$s.out.json"
+  "$KTUNE" hypertune --strategy "$(strategy_of "$s")" --hyperspace "$(grid_of "$s")" --spaces "${TRAIN[@]}" \
+    --test-spaces "${TEST[@]}" --repeats 25 --seed 0 --output "$OUT/$s.json" --json --quiet >"$OUT/$s.out.json"
   end=$(date +%s.%N)
   python3 - "$OUT/$s.out.json" "$start" "$end" <<'EOF'
 import json, sys

@@ -8,7 +8,8 @@ The best of ~100 settings scored once is partly the luckiest: its training score
   3. the candidate and the defaults are scored on the held-out spaces (seeds 0-3).
 Prints one line per strategy and writes docs/hyperparameters/validation.json.
 
-  scripts/validate_tuned_settings.py [strategy ...]   (KTUNE: the binary, default build/ktune; SHARED: ../shared)
+  scripts/validate_tuned_settings.py [run ...]   (a run: a strategy, or STRATEGY_GRID as scripts/hypertune_strategies.sh
+                                                  names it; KTUNE: the binary, default build/ktune; SHARED: ../shared)
 """
 import json
 import os
@@ -59,21 +60,22 @@ def main():
     strategies = sys.argv[1:] or STRATEGIES
     path = os.path.join(ROOT, "docs", "hyperparameters", "validation.json")
     report = json.load(open(path)) if os.path.exists(path) else {}
-    for strategy in strategies:
-        run = json.load(open(os.path.join(ROOT, "docs", "hyperparameters", strategy + ".out.json")))
+    for name in strategies:
+        run = json.load(open(os.path.join(ROOT, "docs", "hyperparameters", name + ".out.json")))
+        strategy = run["strategy"]
         top = [r["label"] for r in run["results"] if r["score"] is not None][:5]
         # The current defaults, written out, so that the check still means "versus these" once they change.
         defaults = run.get("defaults_label") or registry_defaults(strategy)
         train = mean_over(TRAIN, top + [defaults], [1, 2, 3])
         candidate = max(top, key=lambda label: train[label])
         test = mean_over(TEST, [candidate, defaults], [0, 1, 2, 3])
-        report[strategy] = {"candidate": candidate, "defaults": defaults,
+        report[name] = {"candidate": candidate, "defaults": defaults,
                             "train_fresh_seeds": {"candidate": train[candidate], "defaults": train[defaults]},
                             "test": {"candidate": test[candidate], "defaults": test[defaults]},
                             "top5_train_fresh_seeds": {label: train[label] for label in top}}
         verdict = "adopt" if train[candidate] > train[defaults] and test[candidate] > test[defaults] else "keep"
-        report[strategy]["verdict"] = verdict
-        print(f"{strategy:20} train {train[candidate]:.3f} vs {train[defaults]:.3f}  "
+        report[name]["verdict"] = verdict
+        print(f"{name:26} train {train[candidate]:.3f} vs {train[defaults]:.3f}  "
               f"test {test[candidate]:.3f} vs {test[defaults]:.3f}  {verdict}  {candidate}", flush=True)
         json.dump(report, open(path, "w"), indent=1)
 

@@ -60,7 +60,7 @@ struct Row {
   nlohmann::json settings;
   Status status = Status::ok;
   double score = std::nan("");
-  std::vector<double> space_scores;  // empty for resumed results
+  std::vector<double> space_scores;  // per training space; empty when unknown
   bool resumed = false;
   std::string message;
 };
@@ -203,6 +203,16 @@ int run_hypertune(const HypertuneOptions& o) {
     if (const ScoredSetting* s = evaluator.scored(e.index)) {
       row.space_scores = s->space_scores;
       row.message = s->message;
+    } else if (const auto r = resumed_records.find(e.index); r != resumed_records.end()) {
+      // Resumed: the per-space scores as the file has them (a file from other training spaces has none of these).
+      for (const auto& name : training->space_names()) {
+        const auto v = r->second.objective("score_" + name);
+        if (!v) {
+          row.space_scores.clear();
+          break;
+        }
+        row.space_scores.push_back(*v);
+      }
     }
     rows.push_back(std::move(row));
   }

@@ -29,14 +29,14 @@ const std::vector<std::string>& method_names() {
 // Kernel Tuner's default maxiter (1e15) never ends a run within any budget: re-seeding on stagnation only.
 constexpr std::int64_t kUnlimitedGenerations = 1'000'000'000;
 
-struct Settings {
+struct Settings {  // filled from the declared hyperparameters (diff_evo_info)
   Base base = Base::Best;
-  std::size_t differences = 1;  // difference vectors in the mutant
+  std::size_t differences = 2;  // difference vectors in the mutant
   bool exponential = false;     // crossover: contiguous block (exp) or per dimension (bin)
-  std::size_t popsize = 16;
+  std::size_t popsize = 8;
   bool popsize_times_dimensions = false;
-  double F = 0.7;
-  double CR = 0.6;
+  double F = 1.0;
+  double CR = 0.9;
   std::int64_t maxiter = kUnlimitedGenerations;  // generations of one population before it is re-seeded
   bool constraint_aware = true;
 };
@@ -269,14 +269,16 @@ class DifferentialEvolution final : public Strategy {
 StrategyInfo diff_evo_info() {
   return {"diff_evo",
           "discrete differential evolution on value indices with repair and re-seeding on stagnation",
-          {{"method", HyperparameterType::String, Value(std::string("best1bin")), {}, {}, method_names(),
+          // method, popsize, F and CR from `ktune hypertune` (docs/hyperparameters.md; Kernel Tuner: best1bin,
+          // 16 per parameter, 0.7, 0.6).
+          {{"method", HyperparameterType::String, Value(std::string("best2bin")), {}, {}, method_names(),
             "mutation base, number of difference vectors and crossover (bin: per dimension, exp: block)"},
-           {"popsize", HyperparameterType::Int, Value(16), 2.0, {}, {},
+           {"popsize", HyperparameterType::Int, Value(8), 2.0, {}, {},
             "population size (per tunable parameter with popsize_times_dimensions)"},
            {"popsize_times_dimensions", HyperparameterType::Bool, Value(false), {}, {}, {},
             "multiply popsize by the number of tunable parameters (Kernel Tuner: true; too big for small budgets)"},
-           {"F", HyperparameterType::Float, Value(0.7), 0.0, 2.0, {}, "differential weight (mutation scale)"},
-           {"CR", HyperparameterType::Float, Value(0.6), 0.0, 1.0, {}, "crossover probability per dimension"},
+           {"F", HyperparameterType::Float, Value(1.0), 0.0, 2.0, {}, "differential weight (mutation scale)"},
+           {"CR", HyperparameterType::Float, Value(0.9), 0.0, 1.0, {}, "crossover probability per dimension"},
            {"maxiter", HyperparameterType::Int, Value(kUnlimitedGenerations), 1.0, {}, {},
             "generations of one population before it is re-seeded around the best (also re-seeded on stagnation)"},
            constraint_aware_spec()},

@@ -166,11 +166,12 @@ class DualAnnealing final : public Strategy {
 StrategyInfo dual_annealing_info() {
   return {"dual_annealing",
           "generalised simulated annealing with local search (scipy's dual annealing) on the continuous view",
-          {local_method_spec("COBYLA"),
+          // method and initial_temp from `ktune hypertune` (docs/hyperparameters.md; Kernel Tuner: COBYLA, 5230).
+          {local_method_spec("Nelder-Mead"),
            {"maxiter", HyperparameterType::Int, Value(1000), 1.0, {}, {}, "annealing iterations before re-annealing"},
            {"local_maxiter", HyperparameterType::Int, Value(100), 2.0, {}, {},
             "objective calls of one local search"},
-           {"initial_temp", HyperparameterType::Float, Value(5230.0), 0.01, 5.0e4, {}, "initial temperature"},
+           {"initial_temp", HyperparameterType::Float, Value(1000.0), 0.01, 5.0e4, {}, "initial temperature"},
            {"restart_temp_ratio", HyperparameterType::Float, Value(2e-5), 0.0, 1.0, {},
             "re-anneal when the temperature falls below initial_temp times this", /*min_exclusive=*/true},
            {"visit", HyperparameterType::Float, Value(2.62), 1.0, 2.99, {},

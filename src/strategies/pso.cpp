@@ -125,11 +125,12 @@ class Pso final : public Strategy {
 StrategyInfo pso_info() {
   return {"pso",
           "particle swarm optimisation in the continuous view, invalid snaps repaired to the closest valid neighbour",
-          {{"popsize", HyperparameterType::Int, Value(50), 1.0, {}, {}, "number of particles"},
-           {"maxiter", HyperparameterType::Int, Value(190), 1.0, {}, {}, "iterations before the swarm restarts"},
-           {"w", HyperparameterType::Float, Value(0.5), 0.0, {}, {}, "inertia weight of the velocity"},
-           {"c1", HyperparameterType::Float, Value(3.5), 0.0, {}, {}, "attraction to the particle's own best"},
-           {"c2", HyperparameterType::Float, Value(1.0), 0.0, {}, {}, "attraction to the swarm's best"},
+          // From `ktune hypertune` (docs/hyperparameters.md; Kernel Tuner: 50, 190, 0.5, 3.5, 1.0).
+          {{"popsize", HyperparameterType::Int, Value(25), 1.0, {}, {}, "number of particles"},
+           {"maxiter", HyperparameterType::Int, Value(380), 1.0, {}, {}, "iterations before the swarm restarts"},
+           {"w", HyperparameterType::Float, Value(0.75), 0.0, {}, {}, "inertia weight of the velocity"},
+           {"c1", HyperparameterType::Float, Value(2.5), 0.0, {}, {}, "attraction to the particle's own best"},
+           {"c2", HyperparameterType::Float, Value(1.5), 0.0, {}, {}, "attraction to the swarm's best"},
            constraint_aware_spec()},
           [](const Hyperparameters& h) {
             return std::make_unique<Pso>(PsoSettings{static_cast<int>(h.get_int("popsize")),

@@ -74,6 +74,8 @@ TEST(HypertuneCommand, ScoresEverySettingWritesAResumableCacheAndTestsOnOtherSpa
   EXPECT_EQ(k.at("evaluations"), 0);
   EXPECT_EQ(k.at("resumed"), 6);
   EXPECT_NEAR(k.at("best").at("score").get<double>(), results[0].at("score").get<double>(), 1e-12);
+  EXPECT_NEAR(k.at("best").at("space_scores").at("A4000_dedispersion_milo").get<double>(),
+              per_space.at("A4000_dedispersion_milo").get<double>(), 1e-12);
 
   // The cache is a Kernel Tuner cache with the objective score: a space for `ktune compare`.
   const auto c = nlohmann::json::parse(read_text(cache));

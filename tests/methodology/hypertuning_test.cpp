@@ -131,12 +131,18 @@ TEST(HyperparameterSpace, DefaultGridAroundTheDeclaredDefaults) {
       for (const auto& v : values) EXPECT_NO_THROW(Hyperparameters::resolve(s.name, s.hyperparameters, {{s.hyperparameters[i].name, v}}));
     }
   }
+  // Half, the default and double, in range: GA's popsize (an int, rounded) and DE's CR (at most 1).
   const auto ga = default_hyperparameter_space(info("genetic_algorithm"));
-  EXPECT_EQ(ga.problem.parameters[0].name, "popsize");
-  EXPECT_EQ(reprs(ga.problem.parameters[0].values), "13 26 52");
+  const auto& ga_spec = info("genetic_algorithm").hyperparameters[0];
+  ASSERT_EQ(ga_spec.name, "popsize");
+  const std::int64_t p = ga_spec.default_value.as_int();
+  EXPECT_EQ(reprs(ga.problem.parameters[0].values), reprs({Value(static_cast<std::int64_t>(std::round(p / 2.0))), Value(p), Value(2 * p)}));
   const auto de = default_hyperparameter_space(info("diff_evo"));
-  EXPECT_EQ(de.problem.parameters[4].name, "CR");  // 0.6: 0.3, 0.6; 1.2 is above the range
-  EXPECT_EQ(reprs(de.problem.parameters[4].values), "0.3 0.6");
+  ASSERT_EQ(de.problem.parameters[4].name, "CR");
+  const double cr = info("diff_evo").hyperparameters[4].default_value.as_float();
+  std::vector<Value> expected{Value(cr / 2), Value(cr)};
+  if (2 * cr <= 1) expected.push_back(Value(2 * cr));
+  EXPECT_EQ(reprs(de.problem.parameters[4].values), reprs(expected));
 }
 
 TEST(StrategyLabel, ReadsBackAsTheSameSettings) {

@@ -230,7 +230,7 @@ TEST(ContinuousFamily, HyperparametersChangeTheSearch) {
       {"pso", {"w", Value(0.9)}},
       {"firefly_algorithm", {"alpha", Value(0.6)}},
       {"firefly_algorithm", {"gamma", Value(10.0)}},
-      {"dual_annealing", {"method", Value(std::string("Nelder-Mead"))}},
+      {"dual_annealing", {"method", Value(std::string("COBYLA"))}},
       {"dual_annealing", {"initial_temp", Value(1.0)}},
       {"basinhopping", {"stepsize", Value(4.0)}},
       {"basinhopping", {"method", Value(std::string("Nelder-Mead"))}},

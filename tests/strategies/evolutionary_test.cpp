@@ -166,9 +166,11 @@ TEST(DiffEvo, EveryVariantStaysValidUsesTheWholeBudgetAndFindsGoodConfigurations
 }
 
 TEST(DiffEvo, VariantsSearchDifferently) {
+  // F below 1: at F = 1 currenttobest1 (x + F (best - x) + F d) is best1 (best + F d).
   std::vector<std::vector<std::size_t>> traces;
   for (const auto& method : kDeMethods)
-    traces.push_back(trace_indices(run("diff_evo", constrained_space(), 3, 250, {{"method", Value(method)}}).result));
+    traces.push_back(trace_indices(
+        run("diff_evo", constrained_space(), 3, 250, {{"method", Value(method)}, {"F", Value(0.7)}}).result));
   for (std::size_t a = 0; a < traces.size(); ++a)
     for (std::size_t b = a + 1; b < traces.size(); ++b)
       EXPECT_NE(traces[a], traces[b]) << kDeMethods[a] << " " << kDeMethods[b];
@@ -177,12 +179,15 @@ TEST(DiffEvo, VariantsSearchDifferently) {
 TEST(DiffEvo, HyperparametersChangeTheSearch) {
   const auto base = trace_indices(run("diff_evo", constrained_space(), 3, 250).result);
   for (const Settings& s : {Settings{{"F", Value(1.2)}}, Settings{{"CR", Value(0.2)}},
-                            Settings{{"popsize", Value(8)}}, Settings{{"popsize_times_dimensions", Value(true)}}})
+                            Settings{{"popsize", Value(12)}}, Settings{{"popsize_times_dimensions", Value(true)}}})
     EXPECT_NE(trace_indices(run("diff_evo", constrained_space(), 3, 250, s).result), base) << s[0].first;
 }
 
+// On a smooth bowl with the classic settings. The tuned defaults (best2bin, F 1.0, CR 0.9, popsize 8) explore
+// more: better on the rugged GPU spaces (docs/hyperparameters.md), about random search on this bowl.
 TEST(DiffEvo, BeatsRandomSearchOnAverage) {
-  const double de = mean_best("diff_evo", 300),
+  const Settings classic{{"method", Value("best1bin")}, {"popsize", Value(16)}, {"F", Value(0.7)}, {"CR", Value(0.6)}};
+  const double de = mean_best("diff_evo", 300, classic),
                random = mean_best("random_sample", 300);
   EXPECT_LT(de, random - 0.5) << "DE " << de << " random " << random;
 }
