@@ -111,8 +111,9 @@ class Reader {
 
     if (const auto type_it = pj.find("Type"); type_it != pj.end() && type_it->is_string() &&
                                               !type_matches(type_it->get<std::string>(), spec->type))
-      out.warnings.push_back(fmt::format("{}: {}.Type: '{}' is declared {} by strategy '{}'; read as {}", path_, path,
-                                         name, to_string(spec->type), strategy_.name, to_string(spec->type)));
+      out.warnings.push_back(fmt::format("{}: {}.Type: '{}' for '{}', which strategy '{}' declares {}; read as {}",
+                                         path_, path, type_it->get<std::string>(), name, strategy_.name,
+                                         to_string(spec->type), to_string(spec->type)));
 
     const auto same = std::find_if(out.problem.parameters.begin(), out.problem.parameters.end(),
                                    [&](const Parameter& q) { return q.name == name; });
