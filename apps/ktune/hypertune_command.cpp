@@ -57,7 +57,7 @@ struct HypertuneOptions {
 struct Row {
   std::size_t index = 0;
   std::string label;
-  nlohmann::json settings;
+  std::vector<std::pair<std::string, Value>> settings;
   Status status = Status::ok;
   double score = std::nan("");
   std::vector<double> space_scores;  // per training space; empty when unknown
@@ -85,11 +85,20 @@ class Progress final : public TuningListener {
   std::size_t total_;
 };
 
-std::string settings_text(const nlohmann::json& settings) {
+// "popsize=10 maxiter=100 c1=1.0", in the hyperparameter space's order.
+std::string settings_text(const std::vector<std::pair<std::string, Value>>& settings) {
   std::string out;
-  for (const auto& [k, v] : settings.items()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, v.is_string() ? v.get<std::string>() : v.dump());
+  for (const auto& [name, v] : settings) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, v.is_float() ? v.repr() : v.str());
   return out;
 }
+
+nlohmann::json settings_json(const std::vector<std::pair<std::string, Value>>& settings) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, v] : settings) j[name] = io::value_to_json(v);
+  return j;
+}
+
+std::string spaces_text(std::size_t n) { return fmt::format("{} space{}", n, n == 1 ? "" : "s"); }
 
 int run_hypertune(const HypertuneOptions& o) {
   const auto fail = [](const std::string& message, int code) {
@@ -195,8 +204,7 @@ int run_hypertune(const HypertuneOptions& o) {
     const auto values = space->values_at(e.index);
     const auto settings = hyperparameter_settings(space->problem(), values);
     row.label = strategy_label(o.strategy, settings);
-    row.settings = nlohmann::json::object();
-    for (const auto& [name, value] : settings) row.settings[name] = io::value_to_json(value);
+    row.settings = settings;
     row.status = e.status;
     row.resumed = e.resumed;
     if (e.status == Status::ok) row.score = result.trace.values(i).front();
@@ -269,7 +277,7 @@ int run_hypertune(const HypertuneOptions& o) {
     out["warnings"] = hyper.warnings;
     nlohmann::json results = nlohmann::json::array();
     for (const auto& r : rows) {
-      nlohmann::json j{{"label", r.label},   {"settings", r.settings}, {"status", std::string(to_string(r.status))},
+      nlohmann::json j{{"label", r.label},   {"settings", settings_json(r.settings)}, {"status", std::string(to_string(r.status))},
                        {"score", number_or_null(r.score)}, {"resumed", r.resumed}};
       if (!r.space_scores.empty()) {
         nlohmann::json per = nlohmann::json::object();
@@ -292,10 +300,11 @@ int run_hypertune(const HypertuneOptions& o) {
     return kExitOk;
   }
 
-  std::cout << fmt::format("{} hyperparameters, {} of {} settings scored ({} resumed) by {} on {} training spaces x {} "
+  std::cout << fmt::format("{} hyperparameters, {} of {} settings scored ({} resumed) by {} on {} x {} "
                            "repeats; {:.1f} s, stopped: {}\n",
                            o.strategy, result.trace.size(), space->size(), options.resumed.size(), o.meta_strategy,
-                           training_names.size(), o.repeats, result.wall_seconds, to_string(result.stop_reason));
+                           spaces_text(training_names.size()), o.repeats, result.wall_seconds,
+                           to_string(result.stop_reason));
   const std::size_t shown = std::min(o.top, rows.size());
   std::cout << fmt::format("  {:>8}  setting\n", "score");
   for (std::size_t i = 0; i < shown; ++i) {
@@ -305,7 +314,8 @@ int run_hypertune(const HypertuneOptions& o) {
   }
   if (rows.size() > shown) std::cout << fmt::format("  ... {} more (--top N, --json)\n", rows.size() - shown);
   if (testing) {
-    std::cout << fmt::format("train ({} spaces) vs test ({} spaces):\n", training_names.size(), testing->space_names().size());
+    std::cout << fmt::format("train ({}) vs test ({}):\n", spaces_text(training_names.size()),
+                             spaces_text(testing->space_names().size()));
     std::cout << fmt::format("  {:<8} {:>8} {:>8}  setting\n", "", "train", "test");
     for (const auto& r : test_rows)
       std::cout << fmt::format("  {:<8} {:>8.4f} {:>8.4f}  {}\n", r.role, r.train, r.test, r.label);
