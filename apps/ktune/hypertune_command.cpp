@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cache_appender.hpp"
@@ -51,6 +52,9 @@ struct HypertuneOptions {
   std::string output_path;
   bool json = false, quiet = false;
   std::size_t top = 10;
+  std::size_t confirm = 0;        // re-score this many of the best settings on fresh seeds
+  std::uint64_t confirm_seeds = 3;
+  std::string reference;          // settings to beat (default: the strategy's defaults)
 };
 
 // One row of the results: a setting and what it scored.
@@ -86,7 +90,7 @@ class Progress final : public TuningListener {
 };
 
 // "popsize=10 maxiter=100 c1=1.0", in the hyperparameter space's order.
-std::string settings_text(const std::vector<std::pair<std::string, Value>>& settings) {
+std::string settings_display(const std::vector<std::pair<std::string, Value>>& settings) {
   std::string out;
   for (const auto& [name, v] : settings) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, v.is_float() ? v.repr() : v.str());
   return out;
@@ -113,6 +117,18 @@ int run_hypertune(const HypertuneOptions& o) {
   }
   if (o.spaces.empty()) return fail("give the training spaces with --spaces RESULTS...", kExitUsage);
   if (o.repeats < 1) return fail("--repeats must be at least 1", kExitUsage);
+  // The settings in use: what the grid's settings are confirmed against, and the values of the hyperparameters the
+  // grid does not vary. Default: the strategy's declared defaults, written out so the label keeps its meaning.
+  StrategySpec reference_spec;
+  if (o.reference.empty()) {
+    reference_spec.name = o.strategy;
+    for (const auto& h : info->hyperparameters) reference_spec.hyperparameters.emplace_back(h.name, h.default_value);
+    reference_spec.label = strategy_label(o.strategy, reference_spec.hyperparameters);
+  } else {
+    reference_spec = parse_strategy_spec(o.reference);
+    if (reference_spec.name != o.strategy)
+      return fail(fmt::format("--defaults '{}' is not a setting of {}", o.reference, o.strategy), kExitUsage);
+  }
 
   std::unique_ptr<Strategy> meta;
   Budget budget;
@@ -151,16 +167,23 @@ int run_hypertune(const HypertuneOptions& o) {
   copts.threads = o.threads;
   copts.baseline = o.baseline;
   std::optional<Comparison> training, testing;
+  std::vector<ComparisonSpace> training_spaces, test_spaces;
   try {
-    training.emplace(load_spaces(o.spaces, o.threads), copts);
-    if (!o.test_spaces.empty()) testing.emplace(load_spaces(o.test_spaces, o.threads), copts);
+    training_spaces = load_spaces(o.spaces, o.threads);
+    training.emplace(training_spaces, copts);
+    if (!o.test_spaces.empty()) {
+      test_spaces = load_spaces(o.test_spaces, o.threads);
+      testing.emplace(test_spaces, copts);
+    }
   } catch (const io::InputError& e) {
     return fail(e.what(), kExitInputError);
   } catch (const std::exception& e) {
     return fail(e.what(), kExitInputError);
   }
 
-  HyperparameterEvaluator evaluator(*space, o.strategy, *training);
+  const auto fixed = fixed_hyperparameters(*info, space->problem(), reference_spec.hyperparameters);
+  const std::string fixed_text = methodology::settings_text(fixed);
+  HyperparameterEvaluator evaluator(*space, o.strategy, *training, fixed);
   TuningOptions options;
   options.budget = budget;
   options.seed = o.seed;
@@ -177,13 +200,28 @@ int run_hypertune(const HypertuneOptions& o) {
     } catch (const io::InputError& e) {
       return fail(e.what(), kExitInputError);
     }
+    std::size_t unknown_fixed = 0;
     for (const auto& r : cache->existing()) {
+      // Scores made with other values of the hyperparameters outside the grid are scores of other settings.
+      const Measurement* m = r.find("fixed_hyperparameters");
+      if (!m) {
+        ++unknown_fixed;
+      } else if (!m->value.is_string() || m->value.as_string() != fixed_text) {
+        return fail(fmt::format("{}: its scores were made with the hyperparameters outside the grid at \"{}\", this run "
+                                "fixes them at \"{}\" (give those settings with --defaults, or another --output)",
+                                o.output_path, m->value.str(), fixed_text),
+                    kExitInputError);
+      }
       const auto config = space->config_of(r.config);
       const auto index = config ? space->index_of(*config) : std::nullopt;
       if (!index) continue;
       options.resumed.push_back({*index, r.status, {r.objective("score").value_or(std::nan(""))}});
       resumed_records[*index] = r;
     }
+    if (unknown_fixed > 0 && !o.quiet)
+      std::cerr << fmt::format("ktune hypertune: warning: {}: {} results do not say at which values the hyperparameters "
+                               "outside the grid were fixed; taken as \"{}\"\n",
+                               o.output_path, unknown_fixed, fixed_text);
     appender = std::make_unique<CacheAppender>(*cache, "ktune hypertune");
     options.listeners.push_back(appender.get());
   }
@@ -232,10 +270,13 @@ int run_hypertune(const HypertuneOptions& o) {
   std::size_t scored = 0;
   while (scored < rows.size() && std::isfinite(rows[scored].score)) ++scored;
 
-  // The defaults written out: the row keeps meaning "these settings" when the defaults change.
-  std::vector<std::pair<std::string, Value>> defaults;
-  for (const auto& h : info->hyperparameters) defaults.emplace_back(h.name, h.default_value);
-  const std::string defaults_label = strategy_label(o.strategy, defaults);
+  const std::string& defaults_label = reference_spec.label;
+  // A row's full settings: the grid's values and the fixed ones; seeded by the row's label.
+  const auto spec_of = [&](const Row& row) {
+    StrategySpec spec{row.label, o.strategy, row.settings};
+    spec.hyperparameters.insert(spec.hyperparameters.end(), fixed.begin(), fixed.end());
+    return spec;
+  };
 
   // Train/test: the best, median and worst settings, and the strategy's defaults, scored on the test spaces.
   struct TestRow {
@@ -244,14 +285,55 @@ int run_hypertune(const HypertuneOptions& o) {
   };
   std::vector<TestRow> test_rows;
   if (testing && scored > 0) {
+    const std::vector<StrategySpec> specs{spec_of(rows.front()), spec_of(rows[scored / 2]), spec_of(rows[scored - 1]),
+                                          reference_spec};
     test_rows.push_back({"best", rows.front().label, rows.front().score});
     test_rows.push_back({"median", rows[scored / 2].label, rows[scored / 2].score});
     test_rows.push_back({"worst", rows[scored - 1].label, rows[scored - 1].score});
-    test_rows.push_back({"default", defaults_label, score_settings(*training, {defaults_label}).front()});
-    std::vector<std::string> labels;
-    for (const auto& t : test_rows) labels.push_back(t.label);
-    const auto test_scores = score_settings(*testing, labels);
+    test_rows.push_back({"default", defaults_label, score_settings(*training, {reference_spec}).front()});
+    const auto test_scores = score_settings(*testing, specs);
     for (std::size_t i = 0; i < test_rows.size(); ++i) test_rows[i].test = test_scores[i];
+  }
+
+  // Confirmation: the best settings and the defaults scored again with fresh seeds on the training spaces; the best
+  // of them (the recommendation) and the defaults on the test spaces over as many seeds plus the run's own.
+  struct Confirmed {
+    std::string label;
+    double score = std::nan(""), confirmed = std::nan("");
+  };
+  std::vector<Confirmed> confirmed;
+  Confirmed reference{defaults_label}, recommended;
+  std::size_t recommended_row = 0;
+  double test_recommended = std::nan(""), test_reference = std::nan("");
+  std::vector<std::uint64_t> confirm_seeds, test_seeds{o.seed};
+  std::string verdict;
+  if (o.confirm > 0 && scored > 0) {
+    for (std::uint64_t k = 1; k <= o.confirm_seeds; ++k) {
+      confirm_seeds.push_back(o.seed + k);
+      test_seeds.push_back(o.seed + k);
+    }
+    std::vector<StrategySpec> specs;
+    for (std::size_t i = 0; i < std::min(o.confirm, scored); ++i) {
+      confirmed.push_back({rows[i].label, rows[i].score});
+      specs.push_back(spec_of(rows[i]));
+    }
+    specs.push_back(reference_spec);
+    const auto means = mean_scores_over_seeds(training_spaces, copts, specs, confirm_seeds);
+    for (std::size_t i = 0; i < confirmed.size(); ++i) {
+      confirmed[i].confirmed = means[i];
+      if (means[i] > means[recommended_row]) recommended_row = i;
+    }
+    reference.confirmed = means.back();
+    recommended = confirmed[recommended_row];
+    bool better = recommended.confirmed > reference.confirmed;
+    if (testing) {
+      const auto test =
+          mean_scores_over_seeds(test_spaces, copts, {spec_of(rows[recommended_row]), reference_spec}, test_seeds);
+      test_recommended = test[0];
+      test_reference = test[1];
+      better = better && test_recommended > test_reference;
+    }
+    verdict = better ? "adopt" : "keep";
   }
 
   const auto training_names = training->space_names();
@@ -267,6 +349,7 @@ int run_hypertune(const HypertuneOptions& o) {
     }
     out["settings_total"] = space->size();
     out["defaults_label"] = defaults_label;
+    out["fixed_hyperparameters"] = settings_json(fixed);
     out["training_spaces"] = training_names;
     out["repeats"] = o.repeats;
     out["seed"] = o.seed;
@@ -296,6 +379,22 @@ int run_hypertune(const HypertuneOptions& o) {
         t.push_back({{"role", r.role}, {"label", r.label}, {"train", number_or_null(r.train)}, {"test", number_or_null(r.test)}});
       out["test"] = {{"spaces", testing->space_names()}, {"rows", t}};
     }
+    if (!verdict.empty()) {
+      nlohmann::json settings = nlohmann::json::array();
+      for (const auto& c : confirmed)
+        settings.push_back({{"label", c.label}, {"score", number_or_null(c.score)}, {"confirmed", number_or_null(c.confirmed)}});
+      nlohmann::json c{{"seeds", confirm_seeds},
+                       {"settings", settings},
+                       {"reference", {{"label", reference.label}, {"confirmed", number_or_null(reference.confirmed)}}},
+                       {"recommended", {{"label", recommended.label}, {"confirmed", number_or_null(recommended.confirmed)}}},
+                       {"verdict", verdict}};
+      if (testing) {
+        c["test_seeds"] = test_seeds;
+        c["recommended"]["test"] = number_or_null(test_recommended);
+        c["reference"]["test"] = number_or_null(test_reference);
+      }
+      out["confirmation"] = std::move(c);
+    }
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
@@ -310,7 +409,7 @@ int run_hypertune(const HypertuneOptions& o) {
   for (std::size_t i = 0; i < shown; ++i) {
     const Row& r = rows[i];
     const std::string score = std::isfinite(r.score) ? fmt::format("{:8.4f}", r.score) : fmt::format("{:>8}", to_string(r.status));
-    std::cout << fmt::format("  {}  {}\n", score, settings_text(r.settings));
+    std::cout << fmt::format("  {}  {}\n", score, settings_display(r.settings));
   }
   if (rows.size() > shown) std::cout << fmt::format("  ... {} more (--top N, --json)\n", rows.size() - shown);
   if (testing) {
@@ -319,6 +418,18 @@ int run_hypertune(const HypertuneOptions& o) {
     std::cout << fmt::format("  {:<8} {:>8} {:>8}  setting\n", "", "train", "test");
     for (const auto& r : test_rows)
       std::cout << fmt::format("  {:<8} {:>8.4f} {:>8.4f}  {}\n", r.role, r.train, r.test, r.label);
+  }
+  if (!verdict.empty()) {
+    std::cout << fmt::format("confirmed on fresh seeds {} (training):\n", fmt::join(confirm_seeds, ", "));
+    std::cout << fmt::format("  {:>8} {:>9}  setting\n", "score", "confirmed");
+    for (const auto& c : confirmed) std::cout << fmt::format("  {:8.4f} {:9.4f}  {}\n", c.score, c.confirmed, c.label);
+    std::cout << fmt::format("  {:>8} {:9.4f}  {} (to beat)\n", "", reference.confirmed, reference.label);
+    std::cout << fmt::format("recommended: {}\n  training {:.4f} against {:.4f}", recommended.label, recommended.confirmed,
+                             reference.confirmed);
+    if (testing)
+      std::cout << fmt::format("; test (seeds {}) {:.4f} against {:.4f}", fmt::join(test_seeds, ", "), test_recommended,
+                               test_reference);
+    std::cout << fmt::format(": {}\n", verdict == "adopt" ? "better, adopt it" : "not better everywhere, keep the defaults");
   }
   if (cache) std::cout << "results: " << o.output_path << "\n";
   return kExitOk;
@@ -350,6 +461,13 @@ Command add_hypertune_command(CLI::App& app) {
   sub->add_option("--output", o->output_path,
                   "Kernel Tuner cache of the scores (objective score): resumed if present, appended per setting");
   sub->add_option("--top", o->top, "Settings listed in the table")->capture_default_str();
+  sub->add_option("--confirm", o->confirm,
+                  "Re-score this many of the best settings and the defaults with fresh seeds (and the best of them on "
+                  "the test spaces) before recommending one");
+  sub->add_option("--confirm-seeds", o->confirm_seeds, "Fresh seeds for --confirm")->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--defaults", o->reference,
+                  "The settings to beat, as a strategy label (name:key=value,...; default: the strategy's defaults)");
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_flag("--quiet", o->quiet, "No progress line or warnings");
   return {sub, [o] {

@@ -23,8 +23,13 @@ std::string utc_timestamp() {
 }  // namespace
 
 HyperparameterEvaluator::HyperparameterEvaluator(const SearchSpace& hyperspace, std::string strategy,
-                                                 const Comparison& training)
-    : space_(hyperspace), strategy_(std::move(strategy)), training_(training), space_names_(training.space_names()) {
+                                                 const Comparison& training,
+                                                 std::vector<std::pair<std::string, Value>> fixed)
+    : space_(hyperspace),
+      strategy_(std::move(strategy)),
+      training_(training),
+      fixed_(std::move(fixed)),
+      space_names_(training.space_names()) {
   if (!find_strategy(strategy_)) (void)make_strategy(strategy_);  // throws, listing the known strategies
 }
 
@@ -35,6 +40,7 @@ EvaluationOutcome HyperparameterEvaluator::evaluate(std::size_t index) {
   s.label = strategy_label(strategy_, settings);
   try {
     StrategySpec spec{s.label, strategy_, settings};
+    spec.hyperparameters.insert(spec.hyperparameters.end(), fixed_.begin(), fixed_.end());
     (void)make_strategy(spec.name, spec.hyperparameters);  // rejects a bad combination before any run
     const ComparisonReport report = training_.run({spec});
     s.score = report.aggregate.front().score;
@@ -70,6 +76,7 @@ EvaluationRecord HyperparameterEvaluator::record(std::size_t index) const {
     for (std::size_t i = 0; i < s->space_scores.size() && i < space_names_.size(); ++i)
       r.measurements.push_back({"score_" + space_names_[i], Value(s->space_scores[i]), ""});
   }
+  r.measurements.push_back({"fixed_hyperparameters", Value(settings_text(fixed_)), ""});
   // What the setting cost, so that a meta-strategy comparison on this file charges the real scoring time.
   r.runtimes_ms = {s->wall_ms};
   r.benchmark_ms = s->wall_ms;
@@ -77,16 +84,30 @@ EvaluationRecord HyperparameterEvaluator::record(std::size_t index) const {
   return r;
 }
 
-std::vector<double> score_settings(const Comparison& spaces, const std::vector<std::string>& labels) {
+std::vector<double> score_settings(const Comparison& spaces, const std::vector<StrategySpec>& settings) {
   std::vector<double> scores;
-  for (const auto& label : labels) {
+  for (const auto& spec : settings) {
     try {
-      scores.push_back(spaces.run({parse_strategy_spec(label)}).aggregate.front().score);
+      scores.push_back(spaces.run({spec}).aggregate.front().score);
     } catch (const std::runtime_error&) {
       scores.push_back(std::nan(""));
     }
   }
   return scores;
+}
+
+std::vector<double> mean_scores_over_seeds(const std::vector<ComparisonSpace>& spaces, ComparisonOptions options,
+                                           const std::vector<StrategySpec>& settings,
+                                           const std::vector<std::uint64_t>& seeds) {
+  if (seeds.empty()) throw std::invalid_argument("no seed to score on");
+  std::vector<double> sums(settings.size(), 0.0);
+  for (const std::uint64_t seed : seeds) {
+    options.seed = seed;
+    const ComparisonReport report = Comparison(spaces, options).run(settings);
+    for (std::size_t i = 0; i < settings.size(); ++i) sums[i] += report.aggregate[i].score;
+  }
+  for (double& s : sums) s /= static_cast<double>(seeds.size());
+  return sums;
 }
 
 }  // namespace ktune::methodology

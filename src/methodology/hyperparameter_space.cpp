@@ -217,14 +217,31 @@ std::vector<std::pair<std::string, Value>> hyperparameter_settings(const Problem
   return settings;
 }
 
-std::string strategy_label(const std::string& strategy, const std::vector<std::pair<std::string, Value>>& settings) {
-  std::string label = strategy;
+std::vector<std::pair<std::string, Value>> fixed_hyperparameters(
+    const StrategyInfo& strategy, const Problem& problem, const std::vector<std::pair<std::string, Value>>& base) {
+  std::vector<std::pair<std::string, Value>> fixed;
+  for (const auto& h : strategy.hyperparameters) {
+    if (problem.parameter_index(h.name)) continue;
+    Value v = h.default_value;
+    for (const auto& [name, value] : base)
+      if (name == h.name) v = value;
+    fixed.emplace_back(h.name, v);
+  }
+  return fixed;
+}
+
+std::string settings_text(const std::vector<std::pair<std::string, Value>>& settings) {
+  std::string text;
   for (std::size_t i = 0; i < settings.size(); ++i) {
     const Value& v = settings[i].second;
-    // Floats keep their point ("1.0"), so the label reads back as the same value and type.
-    label += fmt::format("{}{}={}", i ? "," : ":", settings[i].first, v.is_float() ? v.repr() : v.str());
+    // Floats keep their point ("1.0"), so the text reads back as the same value and type.
+    text += fmt::format("{}{}={}", i ? "," : "", settings[i].first, v.is_float() ? v.repr() : v.str());
   }
-  return label;
+  return text;
+}
+
+std::string strategy_label(const std::string& strategy, const std::vector<std::pair<std::string, Value>>& settings) {
+  return settings.empty() ? strategy : strategy + ":" + settings_text(settings);
 }
 
 }  // namespace ktune::methodology

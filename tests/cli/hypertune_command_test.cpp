@@ -77,6 +77,36 @@ TEST(HypertuneCommand, ScoresEverySettingWritesAResumableCacheAndTestsOnOtherSpa
   EXPECT_NEAR(k.at("best").at("space_scores").at("A4000_dedispersion_milo").get<double>(),
               per_space.at("A4000_dedispersion_milo").get<double>(), 1e-12);
 
+  // Resumed with the hyperparameters outside the grid fixed elsewhere: those are scores of other settings.
+  const KtuneRun other = run_ktune(args + " --defaults genetic_algorithm:elitism=0");
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_TRUE(contains(other.err, "ga_scores.json: its scores were made with")) << other.err;
+  EXPECT_TRUE(contains(other.err, "elitism=0")) << other.err;
+
+  // Confirmation on fresh seeds: the best two and the defaults again on the training spaces, then on the test space.
+  const KtuneRun confirm = run_ktune(args + " --confirm 2 --confirm-seeds 2 --test-spaces " + kTest);
+  ASSERT_EQ(confirm.exit_code, 0) << confirm.err;
+  const auto cf = nlohmann::json::parse(confirm.out).at("confirmation");
+  EXPECT_EQ(cf.at("seeds"), nlohmann::json::array({3, 4}));
+  EXPECT_EQ(cf.at("test_seeds"), nlohmann::json::array({2, 3, 4}));
+  ASSERT_EQ(cf.at("settings").size(), 2u);
+  EXPECT_EQ(cf["settings"][0].at("label"), results[0].at("label"));
+  EXPECT_EQ(cf.at("reference").at("label"), j.at("defaults_label"));
+  const bool first = cf["settings"][0]["confirmed"].get<double>() >= cf["settings"][1]["confirmed"].get<double>();
+  EXPECT_EQ(cf.at("recommended").at("label"), cf["settings"][first ? 0 : 1].at("label"));
+  const bool better = cf["recommended"]["confirmed"].get<double>() > cf["reference"]["confirmed"].get<double>() &&
+                      cf["recommended"]["test"].get<double>() > cf["reference"]["test"].get<double>();
+  EXPECT_EQ(cf.at("verdict"), better ? "adopt" : "keep");
+  // The confirmed score is the mean of `compare` at those seeds for the same label.
+  double sum = 0;
+  for (int seed : {3, 4}) {
+    const KtuneRun r = run_ktune("compare --json --repeats 3 --seed " + std::to_string(seed) + " --spaces " + kTrain +
+                                 " --strategies " + quoted(results[0].at("label").get<std::string>()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    sum += nlohmann::json::parse(r.out)["aggregate"][results[0].at("label").get<std::string>()]["score"].get<double>();
+  }
+  EXPECT_NEAR(cf["settings"][0]["confirmed"].get<double>(), sum / 2, 1e-12);
+
   // The cache is a Kernel Tuner cache with the objective score: a space for `ktune compare`.
   const auto c = nlohmann::json::parse(read_text(cache));
   EXPECT_EQ(c.at("objective"), nlohmann::json::array({"score"}));
@@ -109,6 +139,9 @@ TEST(HypertuneCommand, Errors) {
   EXPECT_TRUE(contains(range.err, "TuningParameters[0].Values")) << range.err;
   const KtuneRun meta = run_ktune("hypertune --strategy pso --meta-strategy pso --meta-set nope=1 --spaces " + kTrain);
   EXPECT_EQ(meta.exit_code, 2);
+  const KtuneRun defaults = run_ktune("hypertune --strategy pso --defaults genetic_algorithm --spaces " + kTrain);
+  EXPECT_EQ(defaults.exit_code, 2);
+  EXPECT_TRUE(contains(defaults.err, "is not a setting of pso")) << defaults.err;
   const KtuneRun missing = run_ktune("hypertune --strategy pso --spaces /nonexistent.json");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_TRUE(contains(missing.err, "/nonexistent.json")) << missing.err;

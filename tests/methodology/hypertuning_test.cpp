@@ -240,15 +240,56 @@ TEST(HyperparameterEvaluator, AMetaStrategySearchesTheSettingsThroughTheTuningLo
   for (std::size_t i = 0; i < a.trace.size(); ++i) EXPECT_LE(a.trace.values(i)[0], a.trace.values(*a.trace.best())[0]);
 }
 
-TEST(HyperparameterEvaluator, ScoreSettingsGivesNaNForASettingWhoseRunsFail) {
+TEST(HyperparameterEvaluator, HyperparametersOutsideTheGridAreFixedAndRecorded) {
+  const auto& ga = info("genetic_algorithm");
+  const Problem grid = ProblemBuilder("g").parameter("popsize", {8, 16}).max_threads(std::nullopt).build();
+  // Outside the grid: the defaults, or the values of a given base.
+  const auto defaults = fixed_hyperparameters(ga, grid);
+  ASSERT_EQ(defaults.size(), ga.hyperparameters.size() - 1);
+  EXPECT_EQ(defaults[0].first, "maxiter");
+  const auto fixed = fixed_hyperparameters(ga, grid, {{"elitism", Value(0)}, {"popsize", Value(99)}});
+  const auto elitism = std::find_if(fixed.begin(), fixed.end(), [](const auto& f) { return f.first == "elitism"; });
+  ASSERT_NE(elitism, fixed.end());
+  EXPECT_EQ(elitism->second.as_int(), 0);
+  EXPECT_EQ(settings_text({{"a", Value(1)}, {"b", Value(0.5)}, {"c", Value("x")}}), "a=1,b=0.5,c=x");
+
   ComparisonOptions o;
   o.repeats = 2;
-  const Comparison training(two_spaces(), o);
-  const auto scores = score_settings(training, {"random_sample", "genetic_algorithm:popsize=10"});
-  ASSERT_EQ(scores.size(), 2u);
-  EXPECT_TRUE(std::isfinite(scores[0]));
-  EXPECT_TRUE(std::isfinite(scores[1]));
-  EXPECT_THROW(score_settings(training, {"genetic_algorithm:popsize=0"}), HyperparameterError);
+  const auto spaces = two_spaces();
+  const Comparison training(spaces, o);
+  const SearchSpace space = SearchSpace::build(grid);
+  HyperparameterEvaluator evaluator(space, "genetic_algorithm", training, fixed);
+  ASSERT_EQ(evaluator.evaluate(0).status, Status::ok);
+  const ScoredSetting& s = *evaluator.scored(0);
+  EXPECT_EQ(s.label, "genetic_algorithm:popsize=8");
+  // The label seeds the runs; the settings are the grid's and the fixed ones.
+  StrategySpec full{s.label, "genetic_algorithm", {{"popsize", Value(8)}}};
+  full.hyperparameters.insert(full.hyperparameters.end(), fixed.begin(), fixed.end());
+  EXPECT_EQ(score_settings(training, {full}).front(), s.score);
+  const EvaluationRecord r = evaluator.record(0);
+  ASSERT_NE(r.find("fixed_hyperparameters"), nullptr);
+  EXPECT_EQ(r.find("fixed_hyperparameters")->value.as_string(), settings_text(fixed));
+  EXPECT_NE(settings_text(fixed).find("elitism=0"), std::string::npos);
+}
+
+TEST(HyperparameterEvaluator, MeanScoresOverSeedsAreMeansOfComparisonsWithThoseSeeds) {
+  ComparisonOptions o;
+  o.repeats = 2;
+  const auto spaces = two_spaces();
+  const std::vector<StrategySpec> settings{parse_strategy_spec("random_sample"),
+                                           parse_strategy_spec("genetic_algorithm:popsize=10")};
+  const auto means = mean_scores_over_seeds(spaces, o, settings, {3, 4});
+  ASSERT_EQ(means.size(), 2u);
+  for (std::size_t i = 0; i < settings.size(); ++i) {
+    double sum = 0;
+    for (std::uint64_t seed : {3u, 4u}) {
+      ComparisonOptions with = o;
+      with.seed = seed;
+      sum += compare(spaces, {settings[i]}, with).aggregate[0].score;
+    }
+    EXPECT_NEAR(means[i], sum / 2, 1e-12) << settings[i].label;
+  }
+  EXPECT_THROW(mean_scores_over_seeds(spaces, o, settings, {}), std::invalid_argument);
 }
 
 std::string hyper_cache(const std::string& strategy) {

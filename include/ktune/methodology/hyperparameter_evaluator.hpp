@@ -4,6 +4,7 @@
 // the hyperparameter space is searched by any strategy (the meta-strategy) through the ordinary tuning loop, with
 // its budgets, memoisation and cache files; the objective is `score` (higher is better).
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,8 +32,11 @@ struct ScoredSetting {
 class HyperparameterEvaluator final : public Evaluator {
  public:
   // `hyperspace` is built from a HyperparameterSpace of `strategy`; `training` holds the prepared training spaces.
-  // Both must outlive the evaluator.
-  HyperparameterEvaluator(const SearchSpace& hyperspace, std::string strategy, const Comparison& training);
+  // Both must outlive the evaluator. `fixed`: the hyperparameters the grid does not vary and their values (see
+  // fixed_hyperparameters; empty: the defaults, implicitly). A setting's runs are seeded by its label, which names
+  // the grid's values only: with the defaults as `fixed`, `ktune compare --strategies LABEL` gives the same score.
+  HyperparameterEvaluator(const SearchSpace& hyperspace, std::string strategy, const Comparison& training,
+                          std::vector<std::pair<std::string, Value>> fixed = {});
 
   const std::vector<Objective>& objectives() const override { return objectives_; }
   // The tuning clock is the wall clock: scoring a setting is real work, not a replay.
@@ -40,7 +44,8 @@ class HyperparameterEvaluator final : public Evaluator {
   // Scores the setting (all cores, deterministic for the comparison's seed). A combination the strategy rejects is
   // `invalid`, a setting whose runs fail is `runtime_failed`; both cost their time and tuning goes on.
   EvaluationOutcome evaluate(std::size_t index) override;
-  // Measurements: `score`, and `score_<space>` per training space. times / benchmark_time: the scoring's wall time.
+  // Measurements: `score`, `score_<space>` per training space and `fixed_hyperparameters` (the values the grid did
+  // not vary, "k=v,..."; a resumed file must match them). times / benchmark_time: the scoring's wall time.
   EvaluationRecord record(std::size_t index) const override;
   std::string device_name() const override { return "ktune hypertune"; }
   std::string kernel_name() const override { return "hyperparamtuning_" + strategy_; }
@@ -51,14 +56,22 @@ class HyperparameterEvaluator final : public Evaluator {
   const SearchSpace& space_;
   std::string strategy_;
   const Comparison& training_;
+  std::vector<std::pair<std::string, Value>> fixed_;
   std::vector<Objective> objectives_{{"score", true}};
   std::vector<std::string> space_names_;
   std::unordered_map<std::size_t, ScoredSetting> scored_;
   double value_ = 0;
 };
 
-// Scores settings given by their labels ("name:key=value,...") on spaces, all in one comparison run.
-// Returns one aggregate score per label (NaN where the setting's runs failed).
-std::vector<double> score_settings(const Comparison& spaces, const std::vector<std::string>& labels);
+// Scores settings on spaces, each in its own comparison run. Returns one aggregate score per setting (NaN where the
+// setting's runs failed).
+std::vector<double> score_settings(const Comparison& spaces, const std::vector<StrategySpec>& settings);
+
+// The mean aggregate score of each setting over `seeds` (one comparison per seed, the options otherwise as given):
+// fresh seeds re-score the best settings of a search without the luck that made them the best. Throws what
+// Comparison throws.
+std::vector<double> mean_scores_over_seeds(const std::vector<ComparisonSpace>& spaces, ComparisonOptions options,
+                                           const std::vector<StrategySpec>& settings,
+                                           const std::vector<std::uint64_t>& seeds);
 
 }  // namespace ktune::methodology

@@ -36,6 +36,14 @@ HyperparameterSpace default_hyperparameter_space(const StrategyInfo& strategy);
 std::vector<std::pair<std::string, Value>> hyperparameter_settings(const Problem& problem,
                                                                    const std::vector<Value>& values);
 
+// The hyperparameters of `strategy` that `problem` does not vary, each at its value in `base` if given there, else at
+// its declared default: what a setting of the grid leaves fixed.
+std::vector<std::pair<std::string, Value>> fixed_hyperparameters(
+    const StrategyInfo& strategy, const Problem& problem, const std::vector<std::pair<std::string, Value>>& base = {});
+
+// "key=value,key=value" (the part of a label after the colon).
+std::string settings_text(const std::vector<std::pair<std::string, Value>>& settings);
+
 // "name:key=value,key=value": the label that `ktune compare --strategies` parses back into the same settings, and
 // the key of the runs' seeds (so a setting scores the same in `hypertune` and in `compare`).
 std::string strategy_label(const std::string& strategy, const std::vector<std::pair<std::string, Value>>& settings);
