@@ -52,32 +52,8 @@ class T1Parser {
     return p;
   }
 
-  // The Values field: a Python expression that gives a list, or (leniently) a JSON array.
   Value values(const nlohmann::json& j, const std::string& path, const std::string& name) const {
-    Value result;
-    if (j.is_array()) {
-      try {
-        result = value_from_json(j);
-      } catch (const std::invalid_argument& e) {
-        fail(path, fmt::format("parameter '{}': {}", name, e.what()));
-      }
-    } else if (j.is_string()) {
-      const std::string source = j.get<std::string>();
-      try {
-        result = expr::evaluate_constant_expression(source);
-      } catch (const expr::ExpressionError& e) {
-        fail(path, fmt::format("parameter '{}': invalid value expression: {}", name, e.what()));
-      } catch (const expr::EvalError& e) {
-        fail(path, fmt::format("parameter '{}': evaluating \"{}\" failed: {}", name, source, e.what()));
-      }
-      if (!result.is_list())
-        fail(path, fmt::format("parameter '{}': \"{}\" gives {} {}, not a list", name, source, result.type_name(),
-                               result.repr()));
-    } else {
-      fail(path, fmt::format("parameter '{}': expected a string with a Python list expression, got {} {}", name,
-                             j.type_name(), j.dump()));
-    }
-    return result;
+    return read_t1_value_list(j, source_, path, "parameter '" + name + "'");
   }
 
   // Applies the declared Type to one value.
@@ -175,6 +151,33 @@ class T1Parser {
 };
 
 }  // namespace
+
+Value read_t1_value_list(const nlohmann::json& j, const std::string& source, const std::string& json_path,
+                         const std::string& what) {
+  const auto fail = [&](const std::string& message) { throw InputError(source, json_path, what + ": " + message); };
+  Value result;
+  if (j.is_array()) {
+    try {
+      result = value_from_json(j);
+    } catch (const std::invalid_argument& e) {
+      fail(e.what());
+    }
+  } else if (j.is_string()) {
+    const std::string text = j.get<std::string>();
+    try {
+      result = expr::evaluate_constant_expression(text);
+    } catch (const expr::ExpressionError& e) {
+      fail(fmt::format("invalid value expression: {}", e.what()));
+    } catch (const expr::EvalError& e) {
+      fail(fmt::format("evaluating \"{}\" failed: {}", text, e.what()));
+    }
+    if (!result.is_list()) fail(fmt::format("\"{}\" gives {} {}, not a list", text, result.type_name(), result.repr()));
+  } else {
+    fail(fmt::format("expected a string with a Python list expression, got {} {}", j.type_name(), j.dump()));
+  }
+  return result;
+}
+
 
 Problem parse_t1(const nlohmann::json& document, const std::string& source_name) {
   return T1Parser(source_name).parse(document);

@@ -7,11 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "ktune/expr/errors.hpp"
-#include "ktune/expr/evaluator.hpp"
 #include "ktune/expr/parser.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
-#include "ktune/io/json_value.hpp"
+#include "ktune/io/t1_reader.hpp"
 
 namespace ktune::methodology {
 namespace {
@@ -129,28 +128,10 @@ class Reader {
     out.problem.parameters.push_back(std::move(p));
   }
 
-  // A Python list expression ("[10, 20, 30]") or a JSON array.
+  // A Python list expression ("[10, 20, 30]") or a JSON array, not empty.
   Value value_list(const nlohmann::json& j, const std::string& path, const std::string& name) const {
-    Value result;
-    if (j.is_array()) {
-      try {
-        result = io::value_from_json(j);
-      } catch (const std::invalid_argument& e) {
-        fail(path, fmt::format("hyperparameter '{}': {}", name, e.what()));
-      }
-    } else if (j.is_string()) {
-      try {
-        result = expr::evaluate_constant_expression(j.get<std::string>());
-      } catch (const expr::ExpressionError& e) {
-        fail(path, fmt::format("hyperparameter '{}': invalid value expression: {}", name, e.what()));
-      } catch (const expr::EvalError& e) {
-        fail(path, fmt::format("hyperparameter '{}': evaluating \"{}\" failed: {}", name, j.get<std::string>(), e.what()));
-      }
-    } else {
-      fail(path, fmt::format("hyperparameter '{}': expected a Python list expression or an array", name));
-    }
-    if (!result.is_list() || result.as_list().empty())
-      fail(path, fmt::format("hyperparameter '{}': expected a non-empty list, got {}", name, result.repr()));
+    const Value result = io::read_t1_value_list(j, path_, path, "hyperparameter '" + name + "'");
+    if (result.as_list().empty()) fail(path, fmt::format("hyperparameter '{}': expected a non-empty list", name));
     return result;
   }
 

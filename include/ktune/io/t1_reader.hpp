@@ -21,6 +21,10 @@
 namespace ktune::io {
 
 Problem read_t1_file(const std::string& path);
+// A TuningParameters[].Values field: a Python expression that gives a list, or (leniently) a JSON array. Throws
+// InputError(source, json_path, "<what>: <why>"), `what` naming the parameter ("parameter 'tile'").
+Value read_t1_value_list(const nlohmann::json& values, const std::string& source, const std::string& json_path,
+                         const std::string& what);
 Problem parse_t1(const nlohmann::json& document, const std::string& source_name);
 
 }  // namespace ktune::io
