@@ -5,8 +5,14 @@
 #include <string>
 #include <utility>
 
+#include <cmath>
+#include <unordered_map>
+#include <vector>
+
 #include "ktune/io/results_file.hpp"
+#include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
+#include "ktune/tuning/tune.hpp"
 
 namespace ktune::cli {
 
@@ -34,5 +40,21 @@ class CacheAppender final : public TuningListener {
   std::string verb_;
   bool failed_ = false;
 };
+
+// The results of an existing cache that belong to `space`, as results the tuning loop knows already (one value per
+// objective, NaN where missing), and their full records by configuration index.
+inline void resume_from(const io::KernelTunerCacheWriter& cache, const SearchSpace& space,
+                        const std::vector<Objective>& objectives, std::vector<ResumedResult>& resumed,
+                        std::unordered_map<std::size_t, EvaluationRecord>& records) {
+  for (const auto& r : cache.existing()) {
+    const auto config = space.config_of(r.config);
+    const auto index = config ? space.index_of(*config) : std::nullopt;
+    if (!index) continue;
+    ResumedResult result{*index, r.status, {}};
+    for (const auto& obj : objectives) result.values.push_back(r.objective(obj.name).value_or(std::nan("")));
+    resumed.push_back(std::move(result));
+    records[*index] = r;
+  }
+}
 
 }  // namespace ktune::cli

@@ -200,9 +200,9 @@ int run_hypertune(const HypertuneOptions& o) {
     } catch (const io::InputError& e) {
       return fail(e.what(), kExitInputError);
     }
+    // Scores made with other values of the hyperparameters outside the grid are scores of other settings.
     std::size_t unknown_fixed = 0;
     for (const auto& r : cache->existing()) {
-      // Scores made with other values of the hyperparameters outside the grid are scores of other settings.
       const Measurement* m = r.find("fixed_hyperparameters");
       if (!m) {
         ++unknown_fixed;
@@ -212,12 +212,8 @@ int run_hypertune(const HypertuneOptions& o) {
                                 o.output_path, m->value.str(), fixed_text),
                     kExitInputError);
       }
-      const auto config = space->config_of(r.config);
-      const auto index = config ? space->index_of(*config) : std::nullopt;
-      if (!index) continue;
-      options.resumed.push_back({*index, r.status, {r.objective("score").value_or(std::nan(""))}});
-      resumed_records[*index] = r;
     }
+    resume_from(*cache, *space, evaluator.objectives(), options.resumed, resumed_records);
     if (unknown_fixed > 0 && !o.quiet)
       std::cerr << fmt::format("ktune hypertune: warning: {}: {} results do not say at which values the hyperparameters "
                                "outside the grid were fixed; taken as \"{}\"\n",

@@ -283,15 +283,7 @@ int run_tune(const TuneOptions& o) {
     } catch (const io::InputError& e) {
       return fail(e.what(), kExitInputError);
     }
-    for (const auto& r : cache->existing()) {
-      const auto config = space->config_of(r.config);
-      const auto index = config ? space->index_of(*config) : std::nullopt;
-      if (!index) continue;
-      ResumedResult resumed{*index, r.status, {}};
-      for (const auto& obj : objectives) resumed.values.push_back(r.objective(obj.name).value_or(std::nan("")));
-      options.resumed.push_back(std::move(resumed));
-      resumed_records[*index] = r;
-    }
+    resume_from(*cache, *space, objectives, options.resumed, resumed_records);
     appender = std::make_unique<CacheAppender>(*cache, "ktune tune");
     options.listeners.push_back(appender.get());
   }
