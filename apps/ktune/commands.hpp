@@ -1,8 +1,12 @@
 #pragma once
 // The verbs of the ktune command line. Each registers its subcommand and returns the process exit code.
 #include <functional>
+#include <map>
+#include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "ktune/methodology/baseline.hpp"
 
 namespace ktune::cli {
 
@@ -23,5 +27,16 @@ Command add_strategies_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_pareto_command(CLI::App& app);
 Command add_hypertune_command(CLI::App& app);
+
+// --baseline reference|exact, for the verbs that score strategies (compare, hypertune).
+inline void add_baseline_option(CLI::App* app, methodology::BaselineKind& kind) {
+  using methodology::BaselineKind;
+  app->add_option("--baseline", kind,
+                  "Random-search baseline: reference (the reference package's, one rank optimistic) or exact (the "
+                  "expected rank of the best of M draws; unbiased on small spaces)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, BaselineKind>{{"reference", BaselineKind::reference}, {"exact", BaselineKind::exact}}))
+      ->default_str("reference");
+}
 
 }  // namespace ktune::cli

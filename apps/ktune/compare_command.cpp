@@ -327,12 +327,7 @@ Command add_compare_command(CLI::App& app) {
                                                      "to the optimum")->capture_default_str();
   sub->add_option("--cutoff-start", o->options.cutoff_start, "Start of the time range")->capture_default_str();
   sub->add_option("--resolution", o->options.resolution, "Time points")->capture_default_str();
-  sub->add_option("--baseline", o->options.baseline,
-                  "Random-search baseline: reference (the reference package's, one rank optimistic) or exact (the "
-                  "expected best of M draws; unbiased on small spaces)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, BaselineKind>{{"reference", BaselineKind::reference},
-                                                                               {"exact", BaselineKind::exact}}))
-      ->default_str("reference");
+  add_baseline_option(sub, o->options.baseline);
   sub->add_option("--threads", o->options.threads, "Threads (0: all cores)")->capture_default_str();
   sub->add_option("--objective", o->options.objective, "Objective (default: the files', else time)");
   sub->add_option("--objectives", o->objectives,

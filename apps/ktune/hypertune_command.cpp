@@ -89,13 +89,6 @@ class Progress final : public TuningListener {
   std::size_t total_;
 };
 
-// "popsize=10 maxiter=100 c1=1.0", in the hyperparameter space's order.
-std::string settings_display(const std::vector<std::pair<std::string, Value>>& settings) {
-  std::string out;
-  for (const auto& [name, v] : settings) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, v.is_float() ? v.repr() : v.str());
-  return out;
-}
-
 nlohmann::json settings_json(const std::vector<std::pair<std::string, Value>>& settings) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [name, v] : settings) j[name] = io::value_to_json(v);
@@ -110,11 +103,7 @@ int run_hypertune(const HypertuneOptions& o) {
     return code;
   };
   const StrategyInfo* info = find_strategy(o.strategy);
-  if (!info) {
-    std::string names;
-    for (const auto& s : strategy_registry()) names += (names.empty() ? "" : ", ") + s.name;
-    return fail(fmt::format("unknown strategy '{}'; strategies: {}", o.strategy, names), kExitUsage);
-  }
+  if (!info) (void)make_strategy(o.strategy);  // throws HyperparameterError listing the known strategies (exit 2)
   if (o.spaces.empty()) return fail("give the training spaces with --spaces RESULTS...", kExitUsage);
   if (o.repeats < 1) return fail("--repeats must be at least 1", kExitUsage);
   // The settings in use: what the grid's settings are confirmed against, and the values of the hyperparameters the
@@ -405,7 +394,7 @@ int run_hypertune(const HypertuneOptions& o) {
   for (std::size_t i = 0; i < shown; ++i) {
     const Row& r = rows[i];
     const std::string score = std::isfinite(r.score) ? fmt::format("{:8.4f}", r.score) : fmt::format("{:>8}", to_string(r.status));
-    std::cout << fmt::format("  {}  {}\n", score, settings_display(r.settings));
+    std::cout << fmt::format("  {}  {}\n", score, methodology::settings_text(r.settings, " "));
   }
   if (rows.size() > shown) std::cout << fmt::format("  ... {} more (--top N, --json)\n", rows.size() - shown);
   if (testing) {
@@ -450,10 +439,7 @@ Command add_hypertune_command(CLI::App& app) {
   sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds (wall clock)");
   sub->add_option("--seed", o->seed, "Seed of the runs and of the meta-strategy")->capture_default_str();
   sub->add_option("--threads", o->threads, "Threads (default: all cores)");
-  sub->add_option("--baseline", o->baseline, "Random-search baseline of the scores: reference or exact (see compare)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, BaselineKind>{{"reference", BaselineKind::reference},
-                                                                               {"exact", BaselineKind::exact}}))
-      ->default_str("reference");
+  add_baseline_option(sub, o->baseline);
   sub->add_option("--output", o->output_path,
                   "Kernel Tuner cache of the scores (objective score): resumed if present, appended per setting");
   sub->add_option("--top", o->top, "Settings listed in the table")->capture_default_str();

@@ -211,12 +211,12 @@ std::vector<std::pair<std::string, Value>> fixed_hyperparameters(
   return fixed;
 }
 
-std::string settings_text(const std::vector<std::pair<std::string, Value>>& settings) {
+std::string settings_text(const std::vector<std::pair<std::string, Value>>& settings, std::string_view separator) {
   std::string text;
   for (std::size_t i = 0; i < settings.size(); ++i) {
     const Value& v = settings[i].second;
     // Floats keep their point ("1.0"), so the text reads back as the same value and type.
-    text += fmt::format("{}{}={}", i ? "," : "", settings[i].first, v.is_float() ? v.repr() : v.str());
+    text += fmt::format("{}{}={}", i ? separator : "", settings[i].first, v.is_float() ? v.repr() : v.str());
   }
   return text;
 }

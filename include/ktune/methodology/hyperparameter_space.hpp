@@ -3,6 +3,7 @@
 // tries. Either a T1 file over the hyperparameters (the format of benchmark_hub's
 // hyperparametertuning/algorithms/*.json) or, without one, a grid around the strategy's declared defaults.
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,8 +42,8 @@ std::vector<std::pair<std::string, Value>> hyperparameter_settings(const Problem
 std::vector<std::pair<std::string, Value>> fixed_hyperparameters(
     const StrategyInfo& strategy, const Problem& problem, const std::vector<std::pair<std::string, Value>>& base = {});
 
-// "key=value,key=value" (the part of a label after the colon).
-std::string settings_text(const std::vector<std::pair<std::string, Value>>& settings);
+// "key=value,key=value" (the part of a label after the colon), or joined by another separator.
+std::string settings_text(const std::vector<std::pair<std::string, Value>>& settings, std::string_view separator = ",");
 
 // "name:key=value,key=value": the label that `ktune compare --strategies` parses back into the same settings, and
 // the key of the runs' seeds (so a setting scores the same in `hypertune` and in `compare`).
