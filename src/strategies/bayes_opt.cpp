@@ -22,6 +22,7 @@
 #include "ktune/tuning/cost_function.hpp"
 #include "strategies/gaussian_process.hpp"
 #include "strategies/strategy_infos.hpp"
+#include "strategies/toolkit.hpp"
 
 namespace ktune::strategies {
 namespace {
@@ -103,7 +104,7 @@ class Search {
   void run() {
     if (space_.size() == 0) return;
     top_up_pool();
-    const std::size_t initial = std::min(s_.popsize, space_.size());
+    const std::size_t initial = population_size(s_.popsize, space_.size(), 3);
     for (std::size_t index : s_.lhs ? space_.lhs_sample(initial, rng_) : space_.random_sample(initial, rng_))
       observe(index);
     double sum = 0;
@@ -474,7 +475,7 @@ StrategyInfo bayes_opt_info() {
             "acquisition function, or a portfolio of multi_af_names"},
            {"samplingmethod", T::String, Value(std::string("lhs")), {}, {}, {"lhs", "random"},
             "initial sample: Latin hypercube or uniform random valid configurations"},
-           {"popsize", T::Int, Value(std::int64_t{20}), 1.0, {}, {}, "size of the initial sample"},
+           {"popsize", T::Int, Value(std::int64_t{20}), 1.0, {}, {}, "size of the initial sample (at most one per 32 configurations of a small space, at least 3)"},
            {"explorationfactor", T::String, Value(std::string("CV")), {}, {}, {},
             "exploration of ei/poi (margin) and lcb (beta): \"CV\" (contextual variance) or a number >= 0"},
            {"zeta", T::Float, Value(1.0), 0.0, {}, {}, "scale of the lcb-srinivas exploration schedule",

@@ -72,7 +72,7 @@ class DifferentialEvolution final : public Strategy {
     std::size_t popsize = s_.popsize;
     if (s_.popsize_times_dimensions)
       popsize *= std::max<std::size_t>(1, std::min(space.tunable_params().size(), space.size()));
-    popsize = std::min(popsize, space.size());
+    popsize = population_size(popsize, space.size(), 5);
 
     std::vector<Member> population = seed(space, cost, rng, popsize, {});
     evaluate(cost, population);
@@ -274,7 +274,8 @@ StrategyInfo diff_evo_info() {
           {{"method", HyperparameterType::String, Value(std::string("best2bin")), {}, {}, method_names(),
             "mutation base, number of difference vectors and crossover (bin: per dimension, exp: block)"},
            {"popsize", HyperparameterType::Int, Value(8), 2.0, {}, {},
-            "population size (per tunable parameter with popsize_times_dimensions)"},
+            "population size (per tunable parameter with popsize_times_dimensions; at most one per 32 configurations "
+            "of a small space, at least 5)"},
            {"popsize_times_dimensions", HyperparameterType::Bool, Value(false), {}, {}, {},
             "multiply popsize by the number of tunable parameters (Kernel Tuner: true; too big for small budgets)"},
            {"F", HyperparameterType::Float, Value(1.0), 0.0, 2.0, {}, "differential weight (mutation scale)"},

@@ -55,7 +55,7 @@ class GeneticAlgorithm final : public Strategy {
       popsize = std::min(popsize, std::max<std::size_t>(
                                       2, static_cast<std::size_t>(std::lround(3.0 * static_cast<double>(space.size()) /
                                                                               static_cast<double>(s_.maxiter)))));
-    popsize = std::min(popsize, space.size());
+    popsize = population_size(popsize, space.size(), 4);  // and more: see population_size
     for (;;) {  // restarts until the budget ends
       auto population = initial_population(space, cost, rng, popsize);
       std::size_t stagnant = 0;
@@ -255,7 +255,7 @@ StrategyInfo genetic_algorithm_info() {
           "genetic algorithm with rank selection, crossover, Hamming mutation, repair, elitism and restarts",
           // popsize, method, mutation_chance and elitism from `ktune hypertune` (docs/hyperparameters.md; Kernel
           // Tuner: 26, single_point, 55, none).
-          {{"popsize", HyperparameterType::Int, Value(13), 2.0, {}, {}, "individuals per generation"},
+          {{"popsize", HyperparameterType::Int, Value(13), 2.0, {}, {}, "individuals per generation (at most one per 32 configurations of a small space, at least 4)"},
            {"maxiter", HyperparameterType::Int, Value(90), 1.0, {}, {},
             "generations before restarting from a fresh population"},
            {"method", HyperparameterType::String, Value(std::string("uniform")), {}, {},

@@ -1,5 +1,6 @@
 #include "strategies/toolkit.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -11,6 +12,11 @@ std::size_t pick(const std::vector<std::size_t>& candidates, Rng& rng) {
 }
 
 }  // namespace
+
+std::size_t population_size(std::size_t requested, std::size_t space_size, std::size_t minimum) {
+  const std::size_t cap = std::max(space_size / kSpacePerMember, minimum);
+  return std::min({requested, cap, space_size});
+}
 
 HyperparameterSpec constraint_aware_spec() {
   return {"constraint_aware", HyperparameterType::Bool, Value(true), {}, {}, {},

@@ -35,6 +35,15 @@ std::vector<std::uint32_t> random_cartesian_config(const SearchSpace& space, Rng
 // A uniformly random valid configuration's value indices.
 std::vector<std::uint32_t> random_valid_config(const SearchSpace& space, Rng& rng);
 
+// The population (or initial sample) a strategy uses on a space of `space_size` valid configurations: `requested`, but
+// no more than one member per kSpacePerMember configurations (and never fewer than `minimum` for that reason).
+// On a small space a population sized for GPU spaces is mostly a random sample that eats the budget: a meta-strategy
+// with a population of 20-30 on a hyperparameter space of 81-243 settings scored about as well as random search.
+// Chosen on our own hyperparameter-score caches (docs/hyperparameters, 72-648 settings), confirmed on Kernel Tuner's
+// (docs/hyperparameters.md); spaces of more than ~1000 configurations keep the requested size.
+inline constexpr std::size_t kSpacePerMember = 32;
+std::size_t population_size(std::size_t requested, std::size_t space_size, std::size_t minimum);
+
 // Uniform double in [lo, hi).
 inline double uniform(Rng& rng, double lo, double hi) { return lo + (hi - lo) * rng.uniform01(); }
 

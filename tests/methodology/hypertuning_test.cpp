@@ -370,12 +370,13 @@ TEST(MetaStrategies, OnKernelTunersHyperparameterCaches) {
     }
     SCOPED_TRACE(kind == BaselineKind::exact ? "exact" : "reference");
     EXPECT_EQ(above_random, ours) << "every meta-strategy beats random search run the same way";
-    if (kind == BaselineKind::reference) {
+    if (kind == BaselineKind::reference)
       EXPECT_LT(random, -0.1) << "the reference's optimistic baseline on small spaces";
-    } else {
+    else
       EXPECT_LT(std::abs(random), 0.1) << "random search against an unbiased random-search baseline";
-      EXPECT_GT(2 * positive, ours) << positive << " of " << ours << " meta-strategies score above 0";
-    }
+    // The criterion, under both baselines. Before the population strategies shrank their populations on
+    // small spaces (strategies/toolkit.hpp) this was 4 of 9 under the reference's baseline.
+    EXPECT_GT(2 * positive, ours) << positive << " of " << ours << " meta-strategies score above 0";
   }
 }
 

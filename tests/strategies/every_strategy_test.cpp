@@ -167,6 +167,38 @@ TEST_P(EveryStrategy, RunsOnASpaceSmallerThanItsPopulation) {
   }
 }
 
+// On a small space a population sized for GPU spaces is mostly a random sample: the population strategies use at most
+// one member per 32 configurations (strategies/toolkit.hpp, population_size). So on 114 configurations the default
+// and a doubled popsize both shrink to the strategy's minimum and search identically, while on 2,922 they differ.
+TEST(PopulationStrategies, ShrinkTheirPopulationOnSmallSpaces) {
+  const SearchSpace small = SearchSpace::build(ProblemBuilder("small")
+                                                   .parameter("a", {1, 2, 3, 4, 5, 6, 7, 8})
+                                                   .parameter("b", {1, 2, 3, 4, 5, 6})
+                                                   .parameter("c", {1, 2, 3})
+                                                   .constraint("a * b <= 24")
+                                                   .build());
+  ASSERT_EQ(small.size(), 114u);
+  Budget budget;
+  budget.max_evaluations = 40;
+  auto indices = [](const TuningResult& r) {
+    std::vector<std::size_t> out;
+    for (const auto& e : r.trace.entries()) out.push_back(e.index);
+    return out;
+  };
+  for (const char* name : {"genetic_algorithm", "diff_evo", "pso", "firefly_algorithm", "bayes_opt"}) {
+    SCOPED_TRACE(name);
+    const auto& info = *find_strategy(name);
+    std::int64_t popsize = 0;
+    for (const auto& h : info.hyperparameters)
+      if (h.name == "popsize") popsize = h.default_value.as_int();
+    ASSERT_GT(popsize, 4);
+    const std::vector<std::pair<std::string, Value>> doubled = {{"popsize", Value(2 * popsize)}};
+    EXPECT_EQ(indices(run(info, small, 7, budget)), indices(run(info, small, 7, budget, doubled)));
+    EXPECT_NE(indices(run(info, constrained_space(), 7, budget)),
+              indices(run(info, constrained_space(), 7, budget, doubled)));
+  }
+}
+
 std::vector<std::string> registered() {
   std::vector<std::string> names;
   for (const auto& s : strategy_registry()) names.push_back(s.name);
