@@ -10,6 +10,7 @@
 #   scripts/hypertune_strategies.sh pso diff_evo          # only these
 #   scripts/hypertune_strategies.sh pso_wide              # the grid docs/hyperparameters/spaces/pso_wide.json
 #   scripts/hypertune_strategies.sh simulated_annealing_wide_r100   # that grid, 100 repeats per setting
+#   scripts/hypertune_strategies.sh simulated_annealing_schedule_r100   # the schedule only (neighbourhood fixed)
 #
 # Grids: for a plain strategy name benchmark_hub's (the tuning-the-tuner paper's) where our strategy has those
 # hyperparameters, else docs/hyperparameters/spaces/<run without _r<N>>.json. Environment: KTUNE (the binary, default
