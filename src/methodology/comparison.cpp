@@ -14,6 +14,7 @@
 
 #include "ktune/io/json_file.hpp"
 #include "ktune/methodology/baseline.hpp"
+#include "ktune/methodology/strategy_curve.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/tune.hpp"
@@ -58,6 +59,11 @@ PreparedSpace prepare(const ComparisonSpace& s, const ComparisonOptions& o, bool
   p.result.time_points = linspace(p.result.range.time_start, p.result.range.time_end, o.resolution);
   p.result.baseline = RandomSearchBaseline(p.result.stats, o.baseline).over_time(p.result.time_points);
   if (simulate) {
+    try {  // before any run (--stats still shows such a space): the scoring would end in this error
+      check_baseline_below_optimum(p.result.baseline, p.result.stats.optimum());
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("{}: {}", s.name, e.what()));
+    }
     p.space = std::make_unique<SearchSpace>(space_from_results(*s.results));
     p.evaluator = std::make_unique<SimulationEvaluator>(*p.space, s.results,
                                                         std::vector<Objective>{{p.objective, !minimization}});

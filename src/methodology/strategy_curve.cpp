@@ -141,20 +141,24 @@ StrategyCurve strategy_curve_over_time(const std::vector<Run>& runs, const Space
   return curve;
 }
 
+void check_baseline_below_optimum(std::span<const double> baseline, double optimum) {
+  for (const double b : baseline) {
+    const double denominator = optimum - b;
+    // The reference raises on an exact zero; the smoothed baseline can land a rounding error away from the optimum
+    // (an 8-configuration space reaches it after 3 draws), which would give scores of 1e12.
+    if (std::abs(denominator) <= 1e-9 * std::max(std::abs(optimum), std::abs(b)) || denominator == 0)
+      throw std::invalid_argument(
+          "the random-search baseline reaches the optimum inside the time range (division by zero): the space is too "
+          "small for the methodology (leave it out)");
+  }
+}
+
 std::vector<double> standardised_performance(std::span<const double> curve, std::span<const double> baseline,
                                              double optimum) {
   if (curve.size() != baseline.size()) throw std::invalid_argument("curve and baseline differ in length");
+  check_baseline_below_optimum(baseline, optimum);
   std::vector<double> p(curve.size());
-  for (std::size_t i = 0; i < curve.size(); ++i) {
-    const double denominator = optimum - baseline[i];
-    // The reference raises on an exact zero; the smoothed baseline can land a rounding error away from the optimum
-    // (an 8-configuration space reaches it after 3 draws), which would give scores of 1e12.
-    if (std::abs(denominator) <= 1e-9 * std::max(std::abs(optimum), std::abs(baseline[i])) || denominator == 0)
-      throw std::invalid_argument(
-          "the random-search baseline reaches the optimum inside the time range (division by zero): the space is too "
-          "small for the methodology");
-    p[i] = (curve[i] - baseline[i]) / denominator;
-  }
+  for (std::size_t i = 0; i < curve.size(); ++i) p[i] = (curve[i] - baseline[i]) / (optimum - baseline[i]);
   return p;
 }
 

@@ -306,6 +306,8 @@ TEST(MetaStrategies, ASpaceTooSmallForTheMethodologyIsAClearError) {
       [&] { compare(spaces, {parse_strategy_spec("random_sample")}, ComparisonOptions{}); });
   EXPECT_NE(what.find("hyperparamtuning_paper_bruteforce_dual_annealing"), std::string::npos) << what;
   EXPECT_NE(what.find("division by zero"), std::string::npos) << what;
+  // Found when the spaces are prepared, before any strategy runs.
+  EXPECT_THROW(Comparison(spaces, ComparisonOptions{}), std::invalid_argument);
 }
 
 // The exact baseline is the value at the expected rank of the best of M draws without replacement: enumerate every

@@ -93,7 +93,8 @@ std::vector<SpaceResult> space_statistics(const std::vector<ComparisonSpace>& sp
 // hyperparameter tuner scores hundreds of settings on the same training spaces.
 class Comparison {
  public:
-  // Throws std::invalid_argument (no space, an objective of unknown direction, too few valid configurations).
+  // Throws std::invalid_argument (no space, an objective of unknown direction, too few valid configurations, a space
+  // whose random-search baseline reaches the optimum inside the time range).
   Comparison(const std::vector<ComparisonSpace>& spaces, const ComparisonOptions& options);
   ~Comparison();
   Comparison(Comparison&&) noexcept;
