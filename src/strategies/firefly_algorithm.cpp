@@ -106,7 +106,8 @@ StrategyInfo firefly_algorithm_info() {
   return {"firefly_algorithm",
           "firefly algorithm in the continuous view, invalid snaps repaired to the closest valid neighbour",
           // popsize, gamma and alpha from `ktune hypertune` (docs/hyperparameters.md; Kernel Tuner: 20, 1.0, 0.2).
-          {{"popsize", HyperparameterType::Int, Value(30), 1.0, {}, {}, "number of fireflies (at most one per 32 configurations of a small space, at least 3)"},
+          {{"popsize", HyperparameterType::Int, Value(30), 1.0, {}, {},
+            "number of fireflies (at most one per 32 configurations of a small space, at least 3)"},
            {"maxiter", HyperparameterType::Int, Value(100), 1.0, {}, {}, "generations before the swarm restarts"},
            {"B0", HyperparameterType::Float, Value(1.0), 0.0, {}, {}, "attractiveness at distance zero"},
            {"gamma", HyperparameterType::Float, Value(0.5), 0.0, {}, {}, "light absorption: how fast attraction fades"},

@@ -255,7 +255,8 @@ StrategyInfo genetic_algorithm_info() {
           "genetic algorithm with rank selection, crossover, Hamming mutation, repair, elitism and restarts",
           // popsize, method, mutation_chance and elitism from `ktune hypertune` (docs/hyperparameters.md; Kernel
           // Tuner: 26, single_point, 55, none).
-          {{"popsize", HyperparameterType::Int, Value(13), 2.0, {}, {}, "individuals per generation (at most one per 32 configurations of a small space, at least 4)"},
+          {{"popsize", HyperparameterType::Int, Value(13), 2.0, {}, {},
+            "individuals per generation (at most one per 32 configurations of a small space, at least 4)"},
            {"maxiter", HyperparameterType::Int, Value(90), 1.0, {}, {},
             "generations before restarting from a fresh population"},
            {"method", HyperparameterType::String, Value(std::string("uniform")), {}, {},

@@ -47,9 +47,9 @@ class Pso final : public Strategy {
       if (space.size() > 0) cost(std::size_t{0});
       return;
     }
-    // Kernel Tuner: never more particles than half the space.
-    const auto n = static_cast<std::size_t>(
-        std::max<long long>(1, std::min<long long>(population_size(static_cast<std::size_t>(s_.popsize), space.size(), 3), std::llround(space.size() / 2.0))));
+    // Kernel Tuner: never more particles than half the space; ours: see population_size.
+    const std::size_t n = std::max<std::size_t>(
+        1, std::min(population_size(static_cast<std::size_t>(s_.popsize), space.size(), 3), (space.size() + 1) / 2));
     constexpr double kInf = std::numeric_limits<double>::infinity();
     std::vector<std::vector<double>> x(n), v(n), best_x(n);
     std::vector<double> best_cost(n);
@@ -126,7 +126,8 @@ StrategyInfo pso_info() {
   return {"pso",
           "particle swarm optimisation in the continuous view, invalid snaps repaired to the closest valid neighbour",
           // From `ktune hypertune` (docs/hyperparameters.md; Kernel Tuner: 50, 190, 0.5, 3.5, 1.0).
-          {{"popsize", HyperparameterType::Int, Value(25), 1.0, {}, {}, "number of particles (at most one per 32 configurations of a small space, at least 3)"},
+          {{"popsize", HyperparameterType::Int, Value(25), 1.0, {}, {},
+            "number of particles (at most one per 32 configurations of a small space, at least 3)"},
            {"maxiter", HyperparameterType::Int, Value(380), 1.0, {}, {}, "iterations before the swarm restarts"},
            {"w", HyperparameterType::Float, Value(0.75), 0.0, {}, {}, "inertia weight of the velocity"},
            {"c1", HyperparameterType::Float, Value(2.5), 0.0, {}, {}, "attraction to the particle's own best"},

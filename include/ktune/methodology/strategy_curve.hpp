@@ -33,12 +33,12 @@ struct StrategyCurve {
 StrategyCurve strategy_curve_over_time(const std::vector<Run>& runs, const SpaceStatistics& stats,
                                        std::span<const double> time_points, const CurveOptions& options = {});
 
-// P(t) = (C(t) - R(t)) / (optimum - R(t)): 0 is as good as random search, 1 is the optimum (§1.8). Throws
-// std::invalid_argument when the baseline equals the optimum at some t (see check_baseline_below_optimum).
 // Throws std::invalid_argument if the baseline reaches the optimum (up to rounding) at some time point: P is then
 // undefined, as on spaces of a handful of configurations. A comparison checks this before it runs any strategy.
 void check_baseline_below_optimum(std::span<const double> baseline, double optimum);
 
+// P(t) = (C(t) - R(t)) / (optimum - R(t)): 0 is as good as random search, 1 is the optimum (§1.8). Throws
+// std::invalid_argument when the baseline equals the optimum at some t (check_baseline_below_optimum).
 std::vector<double> standardised_performance(std::span<const double> curve, std::span<const double> baseline,
                                              double optimum);
 
