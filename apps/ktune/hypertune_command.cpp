@@ -284,12 +284,11 @@ int run_hypertune(const HypertuneOptions& o) {
   // of them (the recommendation) and the defaults on the test spaces over as many seeds plus the run's own.
   struct Confirmed {
     std::string label;
-    double score = std::nan(""), confirmed = std::nan("");
+    double score = std::nan(""), confirmed = std::nan(""), test = std::nan("");  // test: recommended and reference
   };
   std::vector<Confirmed> confirmed;
   Confirmed reference{defaults_label}, recommended;
   std::size_t recommended_row = 0;
-  double test_recommended = std::nan(""), test_reference = std::nan("");
   std::vector<std::uint64_t> confirm_seeds, test_seeds{o.seed};
   std::string verdict;
   if (o.confirm > 0 && scored > 0) {
@@ -314,9 +313,9 @@ int run_hypertune(const HypertuneOptions& o) {
     if (testing) {
       const auto test =
           mean_scores_over_seeds(test_spaces, copts, {spec_of(rows[recommended_row]), reference_spec}, test_seeds);
-      test_recommended = test[0];
-      test_reference = test[1];
-      better = better && test_recommended > test_reference;
+      recommended.test = test[0];
+      reference.test = test[1];
+      better = better && recommended.test > reference.test;
     }
     verdict = better ? "adopt" : "keep";
   }
@@ -345,8 +344,11 @@ int run_hypertune(const HypertuneOptions& o) {
     out["warnings"] = hyper.warnings;
     nlohmann::json results = nlohmann::json::array();
     for (const auto& r : rows) {
-      nlohmann::json j{{"label", r.label},   {"settings", settings_json(r.settings)}, {"status", std::string(to_string(r.status))},
-                       {"score", number_or_null(r.score)}, {"resumed", r.resumed}};
+      nlohmann::json j{{"label", r.label},
+                       {"settings", settings_json(r.settings)},
+                       {"status", std::string(to_string(r.status))},
+                       {"score", number_or_null(r.score)},
+                       {"resumed", r.resumed}};
       if (!r.space_scores.empty()) {
         nlohmann::json per = nlohmann::json::object();
         for (std::size_t k = 0; k < r.space_scores.size() && k < training_names.size(); ++k)
@@ -367,17 +369,19 @@ int run_hypertune(const HypertuneOptions& o) {
     if (!verdict.empty()) {
       nlohmann::json settings = nlohmann::json::array();
       for (const auto& c : confirmed)
-        settings.push_back({{"label", c.label}, {"score", number_or_null(c.score)}, {"confirmed", number_or_null(c.confirmed)}});
+        settings.push_back(
+            {{"label", c.label}, {"score", number_or_null(c.score)}, {"confirmed", number_or_null(c.confirmed)}});
+      const auto pick = [&](const Confirmed& c) {
+        nlohmann::json j{{"label", c.label}, {"confirmed", number_or_null(c.confirmed)}};
+        if (testing) j["test"] = number_or_null(c.test);
+        return j;
+      };
       nlohmann::json c{{"seeds", confirm_seeds},
                        {"settings", settings},
-                       {"reference", {{"label", reference.label}, {"confirmed", number_or_null(reference.confirmed)}}},
-                       {"recommended", {{"label", recommended.label}, {"confirmed", number_or_null(recommended.confirmed)}}},
+                       {"reference", pick(reference)},
+                       {"recommended", pick(recommended)},
                        {"verdict", verdict}};
-      if (testing) {
-        c["test_seeds"] = test_seeds;
-        c["recommended"]["test"] = number_or_null(test_recommended);
-        c["reference"]["test"] = number_or_null(test_reference);
-      }
+      if (testing) c["test_seeds"] = test_seeds;
       out["confirmation"] = std::move(c);
     }
     std::cout << out.dump(2) << "\n";
@@ -409,12 +413,13 @@ int run_hypertune(const HypertuneOptions& o) {
     std::cout << fmt::format("  {:>8} {:>9}  setting\n", "score", "confirmed");
     for (const auto& c : confirmed) std::cout << fmt::format("  {:8.4f} {:9.4f}  {}\n", c.score, c.confirmed, c.label);
     std::cout << fmt::format("  {:>8} {:9.4f}  {} (to beat)\n", "", reference.confirmed, reference.label);
-    std::cout << fmt::format("recommended: {}\n  training {:.4f} against {:.4f}", recommended.label, recommended.confirmed,
-                             reference.confirmed);
+    std::cout << fmt::format("recommended: {}\n  training {:.4f} against {:.4f}", recommended.label,
+                             recommended.confirmed, reference.confirmed);
     if (testing)
-      std::cout << fmt::format("; test (seeds {}) {:.4f} against {:.4f}", fmt::join(test_seeds, ", "), test_recommended,
-                               test_reference);
-    std::cout << fmt::format(": {}\n", verdict == "adopt" ? "better, adopt it" : "not better everywhere, keep the defaults");
+      std::cout << fmt::format("; test (seeds {}) {:.4f} against {:.4f}", fmt::join(test_seeds, ", "), recommended.test,
+                               reference.test);
+    std::cout << fmt::format(": {}\n",
+                             verdict == "adopt" ? "better, adopt it" : "not better everywhere, keep the defaults");
   }
   if (cache) std::cout << "results: " << o.output_path << "\n";
   return kExitOk;

@@ -178,7 +178,6 @@ Value read_t1_value_list(const nlohmann::json& j, const std::string& source, con
   return result;
 }
 
-
 Problem parse_t1(const nlohmann::json& document, const std::string& source_name) {
   return T1Parser(source_name).parse(document);
 }
