@@ -1,8 +1,13 @@
 // simulated_annealing: Kernel Tuner's simulated annealing. Random neighbour moves accepted by the Metropolis rule on
 // the relative cost difference; the temperature falls geometrically from T to T_min, stretched over the budget;
 // restarts from a fresh configuration when the walk stops finding new configurations.
+// Difference from Kernel Tuner: the walk starts from the best of a small random sample (`start_sample`; 1 is Kernel
+// Tuner's single random start). From a single random start the walk wasted much of a GPU space's budget; with the
+// sample and a low start temperature (tuned: docs/hyperparameters.md) it scores 0.47 instead of 0.28 on the training
+// spaces and 0.52 instead of 0.40 on held-out ones.
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
@@ -33,16 +38,17 @@ class SimulatedAnnealing final : public Strategy {
         alpha_(h.get_float("alpha")),
         maxiter_(h.get_int("maxiter")),
         method_(neighbour_method(h)),
-        aware_(h.get_bool("constraint_aware")) {}
+        aware_(h.get_bool("constraint_aware")),
+        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))) {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     LocalMoves moves(space, cost, rng, method_, aware_);
     // Temperature steps from T to T_min at the cooling rate alpha; the schedule is spread over the whole budget.
     const double steps =
         t_min_ < t_start_ ? std::max(1.0, std::ceil(std::log(t_min_ / t_start_) / std::log(alpha_))) : 1.0;
-    auto start = moves.fresh_start();
-    if (!start) return;
-    Point current = moves.point(std::move(*start));
+    auto first = start(moves, population_size(start_sample_, space.size(), 1));
+    if (!first) return;
+    Point current = std::move(*first);
     std::uint64_t seen = cost.evaluations();
     int idle_steps = 0;
     for (;;) {
@@ -64,20 +70,33 @@ class SimulatedAnnealing final : public Strategy {
         stuck = true;
       }
       if (stuck) {
-        start = moves.fresh_start();
-        if (!start) return;  // every configuration evaluated
-        current = moves.point(std::move(*start));
+        auto restart = moves.fresh_start();
+        if (!restart) return;  // every configuration evaluated
+        current = moves.point(std::move(*restart));
         idle_steps = 0;
       }
     }
   }
 
  private:
+  // The best of `n` fresh configurations (fewer when the space runs out); nullopt if none is left.
+  static std::optional<Point> start(LocalMoves& moves, std::size_t n) {
+    std::optional<Point> best;
+    for (std::size_t i = 0; i < n; ++i) {
+      auto config = moves.fresh_start();
+      if (!config) break;
+      Point p = moves.point(std::move(*config));
+      if (!best || p.cost < best->cost) best = std::move(p);
+    }
+    return best;
+  }
+
   static constexpr int kIdleLimit = 100;  // temperature steps without a new evaluation before a restart (as KT)
   double t_start_, t_min_, alpha_;
   std::int64_t maxiter_;
   NeighbourMethod method_;
   bool aware_;
+  std::size_t start_sample_;
 };
 
 }  // namespace
@@ -85,7 +104,7 @@ class SimulatedAnnealing final : public Strategy {
 StrategyInfo simulated_annealing_info() {
   return {"simulated_annealing",
           "simulated annealing over neighbours, the cooling schedule stretched over the budget, restarts when stuck",
-          {{"T", HyperparameterType::Float, Value(0.1), 0.0, {}, {}, "starting temperature (relative cost units)",
+          {{"T", HyperparameterType::Float, Value(0.00625), 0.0, {}, {}, "starting temperature (relative cost units)",
             /*min_exclusive=*/true},
            {"T_min", HyperparameterType::Float, Value(1e-4), 0.0, {}, {}, "temperature reached when the budget ends",
             /*min_exclusive=*/true},
@@ -94,7 +113,10 @@ StrategyInfo simulated_annealing_info() {
            {"maxiter", HyperparameterType::Int, Value(std::int64_t{1}), 1.0, {}, {},
             "proposals per temperature step"},
            neighbour_spec("Hamming"),
-           constraint_aware_spec()},
+           constraint_aware_spec(),
+           {"start_sample", HyperparameterType::Int, Value(std::int64_t{20}), 1.0, {}, {},
+            "random configurations evaluated first; the walk starts from the best (at most one per 32 "
+            "configurations of the space)"}},
           [](const Hyperparameters& h) { return std::make_unique<SimulatedAnnealing>(h); }};
 }
 

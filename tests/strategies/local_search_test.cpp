@@ -139,6 +139,33 @@ TEST(LocalSearch, OrderedGreedySweepsTheParametersInTheGivenOrder) {
                HyperparameterError);
 }
 
+// How many parameters two configurations differ in.
+int hamming_distance(const Config& a, const Config& b) {
+  int d = 0;
+  for (std::size_t p = 0; p < a.size(); ++p) d += a[p] != b[p];
+  return d;
+}
+
+// The first `n` evaluations of an annealing run are its start sample; the next one is a neighbour of the best of them.
+void expect_walk_from_best_of_sample(const SearchSpace& space, std::size_t n, std::uint64_t seed) {
+  const auto r = run(space, "simulated_annealing", n + 1, {{"start_sample", Value(std::int64_t{20})}}, seed);
+  const auto idx = trace_indices(r);
+  ASSERT_EQ(idx.size(), n + 1);
+  std::size_t best = idx[0];
+  for (std::size_t k = 1; k < n; ++k)
+    if (bowl(space, idx[k]) < bowl(space, best)) best = idx[k];
+  EXPECT_EQ(hamming_distance(space.config_at(idx[n]), space.config_at(best)), 1) << "seed " << seed;
+}
+
+TEST(LocalSearch, AnnealingWalksFromTheBestOfItsStartSample) {
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) expect_walk_from_best_of_sample(open_space(), 20, seed);
+  // On 100 configurations the sample is capped at one per 32 configurations: 3.
+  ProblemBuilder b("small");
+  for (const char* name : {"a", "b"}) b.parameter(name, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const SearchSpace small = SearchSpace::build(b.build());
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) expect_walk_from_best_of_sample(small, 3, seed);
+}
+
 TEST(LocalSearch, HyperparametersChangeTheSearch) {
   const std::pair<const char*, std::pair<std::string, Value>> cases[] = {
       {"greedy_mls", {"neighbor", Value(std::string("adjacent"))}},
@@ -147,6 +174,7 @@ TEST(LocalSearch, HyperparametersChangeTheSearch) {
       {"greedy_ils", {"no_improvement", Value(std::int64_t{1})}},
       {"simulated_annealing", {"T", Value(5.0)}},
       {"simulated_annealing", {"neighbor", Value(std::string("strictly-adjacent"))}},
+      {"simulated_annealing", {"start_sample", Value(std::int64_t{1})}},
       {"pattern_search", {"initial_step", Value(0.5)}},
       {"torczon", {"initial_step", Value(0.5)}},
       {"torczon", {"expansion", Value(3.0)}},
