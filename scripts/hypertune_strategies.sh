@@ -14,11 +14,13 @@
 #
 # Grids: for a plain strategy name benchmark_hub's (the tuning-the-tuner paper's) where our strategy has those
 # hyperparameters, else docs/hyperparameters/spaces/<run without _r<N>>.json. Environment: KTUNE (the binary, default
-# build/ktune), SHARED (../shared).
+# build/ktune), SHARED (../shared), CONFIRM_SEEDS (fresh training seeds of the confirmation, default 3; the held-out
+# scores use seed 0 and these).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 KTUNE=${KTUNE:-build/ktune}
+CONFIRM_SEEDS=${CONFIRM_SEEDS:-3}
 SHARED=${SHARED:-../shared}
 C=$SHARED/data/benchmark_hub/cachefiles
 HUB=$SHARED/data/benchmark_hub/hyperparametertuning/algorithms
@@ -74,7 +76,8 @@ for run in "${strategies[@]}"; do
   strategy=$(strategy_of "$grid_name")
   echo "== $run: $strategy on $(grid_of "$grid_name"), $repeats repeats"
   "$KTUNE" hypertune --strategy "$strategy" --hyperspace "$(grid_of "$grid_name")" --spaces "${TRAIN[@]}" \
-    --test-spaces "${TEST[@]}" --repeats "$repeats" --seed 0 --confirm 5 --defaults "$(old_defaults "$strategy")" \
+    --test-spaces "${TEST[@]}" --repeats "$repeats" --seed 0 --confirm 5 --confirm-seeds "$CONFIRM_SEEDS" \
+    --defaults "$(old_defaults "$strategy")" \
     --output "$OUT/$run.json" --json --quiet >"$OUT/$run.out.json"
   python3 - "$OUT/$run.out.json" <<'EOF'
 import json, sys
