@@ -105,13 +105,13 @@ class Firefly final : public Strategy {
 StrategyInfo firefly_algorithm_info() {
   return {"firefly_algorithm",
           "firefly algorithm in the continuous view, invalid snaps repaired to the closest valid neighbour",
-          // popsize, gamma and alpha from `ktune hypertune` (docs/hyperparameters.md; Kernel Tuner: 20, 1.0, 0.2).
+          // popsize and gamma from `ktune hypertune` (docs/hyperparameters.md; Kernel Tuner: 20, 1.0).
           {{"popsize", HyperparameterType::Int, Value(30), 1.0, {}, {},
             "number of fireflies (at most one per 32 configurations of a small space, at least 3)"},
            {"maxiter", HyperparameterType::Int, Value(100), 1.0, {}, {}, "generations before the swarm restarts"},
            {"B0", HyperparameterType::Float, Value(1.0), 0.0, {}, {}, "attractiveness at distance zero"},
-           {"gamma", HyperparameterType::Float, Value(0.5), 0.0, {}, {}, "light absorption: how fast attraction fades"},
-           {"alpha", HyperparameterType::Float, Value(0.3), 0.0, {}, {},
+           {"gamma", HyperparameterType::Float, Value(0.25), 0.0, {}, {}, "light absorption: how fast attraction fades"},
+           {"alpha", HyperparameterType::Float, Value(0.2), 0.0, {}, {},
             "random step, as a fraction of each coordinate's range"},
            constraint_aware_spec()},
           [](const Hyperparameters& h) {
