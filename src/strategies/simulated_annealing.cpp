@@ -70,9 +70,9 @@ class SimulatedAnnealing final : public Strategy {
         stuck = true;
       }
       if (stuck) {
-        auto restart = moves.fresh_start();
+        auto restart = start(moves, 1);
         if (!restart) return;  // every configuration evaluated
-        current = moves.point(std::move(*restart));
+        current = std::move(*restart);
         idle_steps = 0;
       }
     }

@@ -91,6 +91,13 @@ std::vector<std::size_t> trace_indices(const Run& r) {
   return v;
 }
 
+// How many parameters two configurations differ in.
+int hamming_distance(const Config& a, const Config& b) {
+  int d = 0;
+  for (std::size_t p = 0; p < a.size(); ++p) d += a[p] != b[p];
+  return d;
+}
+
 const char* const kFamily[] = {"greedy_mls",          "mls",           "ordered_greedy_mls", "greedy_ils",
                                "simulated_annealing", "pattern_search", "torczon"};
 
@@ -119,12 +126,8 @@ TEST(LocalSearch, BestImprovementEvaluatesTheWholeNeighbourhoodBeforeMoving) {
   const auto idx = trace_indices(r);
   ASSERT_EQ(idx.size(), 46u);
   const auto start = open_space().config_at(idx[0]);
-  for (std::size_t k = 1; k < idx.size(); ++k) {
-    const auto c = open_space().config_at(idx[k]);
-    int differing = 0;
-    for (std::size_t p = 0; p < c.size(); ++p) differing += c[p] != start[p];
-    EXPECT_EQ(differing, 1) << k;
-  }
+  for (std::size_t k = 1; k < idx.size(); ++k)
+    EXPECT_EQ(hamming_distance(open_space().config_at(idx[k]), start), 1) << k;
   // First improvement moves on earlier, so greedy_mls's trace differs.
   EXPECT_NE(trace_indices(run(open_space(), "greedy_mls", 46)), idx);
 }
@@ -137,13 +140,6 @@ TEST(LocalSearch, OrderedGreedySweepsTheParametersInTheGivenOrder) {
   for (std::size_t p = 0; p < start.size(); ++p) EXPECT_EQ(start[p] != first[p], p == 3) << p;
   EXPECT_THROW(run(open_space(), "ordered_greedy_mls", 5, {{"order", Value(std::string("d,zz"))}}),
                HyperparameterError);
-}
-
-// How many parameters two configurations differ in.
-int hamming_distance(const Config& a, const Config& b) {
-  int d = 0;
-  for (std::size_t p = 0; p < a.size(); ++p) d += a[p] != b[p];
-  return d;
 }
 
 // The first `n` evaluations of an annealing run are its start sample; the next one is a neighbour of the best of them.
