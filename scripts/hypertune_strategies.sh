@@ -51,7 +51,7 @@ strategy_of() {
 # The defaults of the strategies issue, before any were tuned: what every run is confirmed against.
 old_defaults() {
   case $1 in
-    genetic_algorithm) echo "genetic_algorithm:popsize=26,maxiter=90,method=single_point,mutation_chance=55,elitism=1,sampling=lhs,constraint_aware=True" ;;
+    genetic_algorithm) echo "genetic_algorithm:popsize=26,maxiter=90,method=single_point,mutation_chance=55,elitism=1,sampling=lhs,initial_popsize=0,mutation=Hamming,constraint_aware=True" ;;
     pso) echo "pso:popsize=50,maxiter=190,w=0.5,c1=3.5,c2=1.0,constraint_aware=True" ;;
     simulated_annealing) echo "simulated_annealing:T=0.1,T_min=0.0001,alpha=0.9975,maxiter=1,neighbor=Hamming,constraint_aware=True,start_sample=1" ;;
     diff_evo) echo "diff_evo:method=best1bin,popsize=16,popsize_times_dimensions=False,F=0.7,CR=0.6,maxiter=1000000000,constraint_aware=True" ;;

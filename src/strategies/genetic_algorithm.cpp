@@ -1,6 +1,7 @@
 // genetic_algorithm: Kernel Tuner's GA (rank selection, four crossovers, Hamming mutation, neighbour repair) on value
-// index vectors, plus elitism and restarts: after maxiter generations, or once generations stop producing new
-// configurations, it starts again from a fresh population of configurations not yet evaluated.
+// index vectors, plus elitism, a mutation that can step to the nearest value instead, and restarts: after maxiter
+// generations, or once generations stop producing new configurations, it starts again from a fresh population of
+// configurations not yet evaluated.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -29,8 +30,10 @@ struct Settings {  // filled from the declared hyperparameters (genetic_algorith
   std::size_t maxiter = 90;
   Crossover crossover = Crossover::SinglePoint;
   std::size_t mutation_chance = 55;
-  std::size_t elitism = 1;
+  std::size_t elitism = 2;
   bool lhs = true;
+  std::size_t initial_popsize = 0;  // 0: popsize
+  NeighbourMethod mutation = NeighbourMethod::HammingAdjacent;
   bool constraint_aware = true;
 };
 
@@ -56,8 +59,10 @@ class GeneticAlgorithm final : public Strategy {
                                       2, static_cast<std::size_t>(std::lround(3.0 * static_cast<double>(space.size()) /
                                                                               static_cast<double>(s_.maxiter)))));
     popsize = population_size(popsize, space.size(), 4);  // and more: see population_size
+    const std::size_t initial =
+        s_.initial_popsize > popsize ? population_size(s_.initial_popsize, space.size(), popsize) : popsize;
     for (;;) {  // restarts until the budget ends
-      auto population = initial_population(space, cost, rng, popsize);
+      auto population = initial_population(space, cost, rng, initial);
       std::size_t stagnant = 0;
       for (std::size_t generation = 0; generation < s_.maxiter; ++generation) {
         const auto before = cost.evaluations();
@@ -198,7 +203,8 @@ class GeneticAlgorithm final : public Strategy {
   }
 
   // Each gene changes with probability 1/mutation_chance: to a random valid Hamming neighbour differing in that
-  // gene (constraint-aware), or to a random other value (classic).
+  // gene, or with Hamming-adjacent to the nearest valid value above or below (constraint-aware); to a random other
+  // value (classic).
   void mutate(const SearchSpace& space, Config& genes, Rng& rng) const {
     for (std::size_t p = 0; p < genes.size(); ++p) {
       if (rng.below(s_.mutation_chance) != 0) continue;
@@ -210,7 +216,7 @@ class GeneticAlgorithm final : public Strategy {
         continue;
       }
       std::vector<std::size_t> options;
-      for (std::size_t n : space.neighbours(genes, NeighbourMethod::Hamming))
+      for (std::size_t n : space.neighbours(genes, s_.mutation))
         if (space.value_index(n, p) != genes[p]) options.push_back(n);
       if (!options.empty()) genes[p] = space.value_index(options[rng.below(options.size())], p);
     }
@@ -252,9 +258,9 @@ class GeneticAlgorithm final : public Strategy {
 
 StrategyInfo genetic_algorithm_info() {
   return {"genetic_algorithm",
-          "genetic algorithm with rank selection, crossover, Hamming mutation, repair, elitism and restarts",
-          // Kernel Tuner's popsize, method and mutation_chance, plus one elite and LHS sampling: `ktune hypertune`
-          // found no setting better on both training and held-out spaces (docs/hyperparameters.md, round 7).
+          "genetic algorithm with rank selection, crossover, mutation to a near value, repair, elitism and restarts",
+          // Kernel Tuner's popsize, method and mutation_chance, LHS sampling, and from `ktune hypertune` (round 8 of
+          // docs/hyperparameters.md) two elites and the Hamming-adjacent mutation.
           {{"popsize", HyperparameterType::Int, Value(26), 2.0, {}, {},
             "individuals per generation (at most one per 32 configurations of a small space, at least 4)"},
            {"maxiter", HyperparameterType::Int, Value(90), 1.0, {}, {},
@@ -263,10 +269,14 @@ StrategyInfo genetic_algorithm_info() {
             {"single_point", "two_point", "uniform", "disruptive_uniform"}, "crossover method"},
            {"mutation_chance", HyperparameterType::Int, Value(55), 1.0, {}, {},
             "each gene mutates with probability 1/mutation_chance"},
-           {"elitism", HyperparameterType::Int, Value(1), 0.0, {}, {},
+           {"elitism", HyperparameterType::Int, Value(2), 0.0, {}, {},
             "best individuals copied unchanged into the next generation"},
            {"sampling", HyperparameterType::String, Value(std::string("lhs")), {}, {}, {"random", "lhs"},
             "initial population of valid configurations: uniform random or Latin hypercube (Kernel Tuner: random)"},
+           {"initial_popsize", HyperparameterType::Int, Value(0), 0.0, {}, {},
+            "individuals of each first generation, when larger than popsize (0: popsize)"},
+           {"mutation", HyperparameterType::String, Value(std::string("Hamming-adjacent")), {}, {},
+            {"Hamming", "Hamming-adjacent"}, "a mutated gene takes any other valid value, or the nearest one"},
            constraint_aware_spec()},
           [](const Hyperparameters& h) {
             Settings s;
@@ -276,6 +286,8 @@ StrategyInfo genetic_algorithm_info() {
             s.mutation_chance = static_cast<std::size_t>(h.get_int("mutation_chance"));
             s.elitism = static_cast<std::size_t>(h.get_int("elitism"));
             s.lhs = h.get_string("sampling") == "lhs";
+            s.mutation = *parse_neighbour_method(h.get_string("mutation"));
+            s.initial_popsize = static_cast<std::size_t>(h.get_int("initial_popsize"));
             s.constraint_aware = h.get_bool("constraint_aware");
             return std::make_unique<GeneticAlgorithm>(s);
           }};

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <set>
 #include <string>
 
 #include "fake_evaluator.hpp"
@@ -30,6 +32,16 @@ const SearchSpace& constrained_space() {
                                                           .constraint("tx * ty <= 12")
                                                           .constraint("sh == 0 or bx * tx <= 256")
                                                           .build());
+  return space;
+}
+
+// Five parameters of ten values and no constraints: Latin hypercube strata and value steps show directly.
+const SearchSpace& open_space() {
+  static const SearchSpace space = [] {
+    ProblemBuilder b("open");
+    for (const char* name : {"a", "b", "c", "d", "e"}) b.parameter(name, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    return SearchSpace::build(b.build());
+  }();
   return space;
 }
 
@@ -118,8 +130,62 @@ TEST(GeneticAlgorithm, CrossoverMethodsSearchDifferently) {
 TEST(GeneticAlgorithm, MutationElitismAndSamplingChangeTheSearch) {
   const auto base = trace_indices(run("genetic_algorithm", constrained_space(), 3, 200).result);
   for (const Settings& s : {Settings{{"mutation_chance", Value(2)}}, Settings{{"elitism", Value(0)}},
-                            Settings{{"sampling", Value("random")}}, Settings{{"popsize", Value(10)}}})
+                            Settings{{"sampling", Value("random")}}, Settings{{"popsize", Value(10)}},
+                            Settings{{"mutation", Value("Hamming")}},
+                            Settings{{"initial_popsize", Value(52)}}})
     EXPECT_NE(trace_indices(run("genetic_algorithm", constrained_space(), 3, 200, s).result), base) << s[0].first;
+}
+
+// Distinct values of parameter p among the configurations idx[from, to).
+std::size_t distinct_values(const SearchSpace& space, const std::vector<std::size_t>& idx, std::size_t p,
+                            std::size_t from, std::size_t to) {
+  std::set<std::uint32_t> values;
+  for (std::size_t k = from; k < to; ++k) values.insert(space.config_at(idx[k])[p]);
+  return values.size();
+}
+
+TEST(GeneticAlgorithm, InitialPopsizeMakesTheFirstGenerationOneLargerLatinHypercube) {
+  const auto& space = open_space();
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    // One Latin hypercube of 20 puts every one of the ten values of every parameter into the first generation.
+    const auto large = trace_indices(
+        run("genetic_algorithm", space, seed, 20, {{"popsize", Value(4)}, {"initial_popsize", Value(20)}}).result);
+    ASSERT_EQ(large.size(), 20u);
+    for (std::size_t p = 0; p < 5; ++p) EXPECT_EQ(distinct_values(space, large, p, 0, 20), 10u) << seed << " " << p;
+    // Four individuals and their children recombine four values per parameter (mutation is rare): some are missing.
+    const auto small = trace_indices(run("genetic_algorithm", space, seed, 20, {{"popsize", Value(4)}}).result);
+    std::size_t least = 10;
+    for (std::size_t p = 0; p < 5; ++p) least = std::min(least, distinct_values(space, small, p, 0, 20));
+    EXPECT_LT(least, 10u) << seed;
+  }
+}
+
+TEST(GeneticAlgorithm, AdjacentMutationMovesAGeneOneValueStep) {
+  // Every gene of every child mutates (mutation_chance 1) and no parent survives (elitism 0), so each gene of the
+  // second generation is a gene of the first, moved by the mutation: one step with Hamming-adjacent, anywhere with
+  // Hamming.
+  const auto& space = open_space();
+  auto one_step_from_first_generation = [&](const std::vector<std::size_t>& idx) {
+    for (std::size_t k = 4; k < idx.size(); ++k)
+      for (std::size_t p = 0; p < 5; ++p) {
+        const auto v = static_cast<int>(space.config_at(idx[k])[p]);
+        bool step = false;
+        for (std::size_t f = 0; f < 4; ++f) step |= std::abs(static_cast<int>(space.config_at(idx[f])[p]) - v) == 1;
+        if (!step) return false;
+      }
+    return true;
+  };
+  std::size_t hamming_steps = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    Settings s = {{"popsize", Value(4)}, {"mutation_chance", Value(1)}, {"elitism", Value(0)}};
+    const auto adjacent = trace_indices(run("genetic_algorithm", space, seed, 8, s).result);  // the default
+    s.push_back({"mutation", Value("Hamming")});
+    const auto hamming = trace_indices(run("genetic_algorithm", space, seed, 8, s).result);
+    ASSERT_EQ(adjacent.size(), 8u);
+    EXPECT_TRUE(one_step_from_first_generation(adjacent)) << seed;
+    hamming_steps += one_step_from_first_generation(hamming) ? 1 : 0;
+  }
+  EXPECT_EQ(hamming_steps, 0u);  // a random new value is one step away only by chance (20 genes per run)
 }
 
 TEST(GeneticAlgorithm, BeatsRandomSearchOnAverage) {
@@ -154,6 +220,8 @@ TEST(GeneticAlgorithm, RejectsBadHyperparameters) {
   EXPECT_THROW(make_strategy("genetic_algorithm", {{"popsize", Value(1)}}), HyperparameterError);
   EXPECT_THROW(make_strategy("genetic_algorithm", {{"mutation_chance", Value(0)}}), HyperparameterError);
   EXPECT_THROW(make_strategy("genetic_algorithm", {{"elitism", Value(-1)}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("genetic_algorithm", {{"initial_popsize", Value(-1)}}), HyperparameterError);
+  EXPECT_THROW(make_strategy("genetic_algorithm", {{"mutation", Value("adjacent")}}), HyperparameterError);
 }
 
 TEST(DiffEvo, EveryVariantStaysValidUsesTheWholeBudgetAndFindsGoodConfigurations) {
