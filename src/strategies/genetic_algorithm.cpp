@@ -203,14 +203,19 @@ class GeneticAlgorithm final : public Strategy {
   }
 
   // Each gene changes with probability 1/mutation_chance: to a random valid Hamming neighbour differing in that
-  // gene, or with Hamming-adjacent to the nearest valid value above or below (constraint-aware); to a random other
-  // value (classic).
+  // gene, or with Hamming-adjacent to the nearest valid value above or below (constraint-aware); classic: to a random
+  // other value, or the next one up or down.
   void mutate(const SearchSpace& space, Config& genes, Rng& rng) const {
     for (std::size_t p = 0; p < genes.size(); ++p) {
       if (rng.below(s_.mutation_chance) != 0) continue;
       const std::size_t values = space.param_values(p).size();
       if (values < 2) continue;
       if (!s_.constraint_aware) {
+        if (s_.mutation == NeighbourMethod::HammingAdjacent) {  // the next value up or down in the list
+          const bool up = genes[p] == 0 || (genes[p] + 1 < values && rng.below(2) == 1);
+          genes[p] = up ? genes[p] + 1 : genes[p] - 1;
+          continue;
+        }
         auto v = static_cast<std::uint32_t>(rng.below(values - 1));
         genes[p] = v >= genes[p] ? v + 1 : v;
         continue;

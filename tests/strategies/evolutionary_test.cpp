@@ -175,17 +175,20 @@ TEST(GeneticAlgorithm, AdjacentMutationMovesAGeneOneValueStep) {
       }
     return true;
   };
-  std::size_t hamming_steps = 0;
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    Settings s = {{"popsize", Value(4)}, {"mutation_chance", Value(1)}, {"elitism", Value(0)}};
-    const auto adjacent = trace_indices(run("genetic_algorithm", space, seed, 8, s).result);  // the default
-    s.push_back({"mutation", Value("Hamming")});
-    const auto hamming = trace_indices(run("genetic_algorithm", space, seed, 8, s).result);
-    ASSERT_EQ(adjacent.size(), 8u);
-    EXPECT_TRUE(one_step_from_first_generation(adjacent)) << seed;
-    hamming_steps += one_step_from_first_generation(hamming) ? 1 : 0;
+  for (const bool aware : {true, false}) {  // classic: the next value in the list, the space has no constraints
+    std::size_t hamming_steps = 0;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      Settings s = {{"popsize", Value(4)}, {"mutation_chance", Value(1)}, {"elitism", Value(0)},
+                    {"constraint_aware", Value(aware)}};
+      const auto adjacent = trace_indices(run("genetic_algorithm", space, seed, 8, s).result);  // the default
+      s.push_back({"mutation", Value("Hamming")});
+      const auto hamming = trace_indices(run("genetic_algorithm", space, seed, 8, s).result);
+      ASSERT_EQ(adjacent.size(), 8u);
+      EXPECT_TRUE(one_step_from_first_generation(adjacent)) << seed << " aware " << aware;
+      hamming_steps += one_step_from_first_generation(hamming) ? 1 : 0;
+    }
+    EXPECT_EQ(hamming_steps, 0u) << aware;  // a random new value is one step away only by chance (20 genes a run)
   }
-  EXPECT_EQ(hamming_steps, 0u);  // a random new value is one step away only by chance (20 genes per run)
 }
 
 TEST(GeneticAlgorithm, BeatsRandomSearchOnAverage) {
