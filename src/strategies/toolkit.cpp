@@ -46,10 +46,14 @@ std::optional<std::size_t> repair_by_neighbours(const SearchSpace& space, std::s
     if (found.empty()) continue;
     std::vector<std::size_t> best;
     double best_distance = std::numeric_limits<double>::infinity();
+    const double eps = space.epsilon();
     for (std::size_t index : found) {
-      const auto x = space.to_continuous(space.config_at(index));
+      // The distance in the continuous view (to_continuous: value index times epsilon), without building the point.
       double d = 0;
-      for (std::size_t p = 0; p < x.size(); ++p) d += (x[p] - target[p]) * (x[p] - target[p]);
+      for (std::size_t p = 0; p < target.size(); ++p) {
+        const double x = static_cast<double>(space.value_index(index, p)) * eps;
+        d += (x - target[p]) * (x - target[p]);
+      }
       if (d < best_distance) {
         best_distance = d;
         best.assign(1, index);
