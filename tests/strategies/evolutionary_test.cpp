@@ -9,6 +9,7 @@
 #include <string>
 
 #include "fake_evaluator.hpp"
+#include "open_space.hpp"
 #include "ktune/problem.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/tune.hpp"
@@ -17,6 +18,7 @@ namespace ktune {
 namespace {
 
 using testing::FakeEvaluator;
+using testing::open_space;
 using Settings = std::vector<std::pair<std::string, Value>>;
 
 // 2,922 of 5,760 combinations valid.
@@ -32,16 +34,6 @@ const SearchSpace& constrained_space() {
                                                           .constraint("tx * ty <= 12")
                                                           .constraint("sh == 0 or bx * tx <= 256")
                                                           .build());
-  return space;
-}
-
-// Five parameters of ten values and no constraints: Latin hypercube strata and value steps show directly.
-const SearchSpace& open_space() {
-  static const SearchSpace space = [] {
-    ProblemBuilder b("open");
-    for (const char* name : {"a", "b", "c", "d", "e"}) b.parameter(name, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
-    return SearchSpace::build(b.build());
-  }();
   return space;
 }
 

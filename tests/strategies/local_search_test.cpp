@@ -8,6 +8,7 @@
 #include <set>
 
 #include "fake_evaluator.hpp"
+#include "open_space.hpp"
 #include "ktune/problem.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/tune.hpp"
@@ -16,18 +17,9 @@ namespace ktune {
 namespace {
 
 using testing::FakeEvaluator;
+using testing::open_space;
 
-// 5 parameters of 10 values, no constraints: 100,000 configurations.
-const SearchSpace& open_space() {
-  static const SearchSpace space = [] {
-    ProblemBuilder b("open");
-    for (const char* name : {"a", "b", "c", "d", "e"}) b.parameter(name, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
-    return SearchSpace::build(b.build());
-  }();
-  return space;
-}
-
-// The same with a constraint that removes about half the configurations.
+// open_space with a constraint that removes about half the configurations.
 const SearchSpace& constrained_space() {
   static const SearchSpace space = [] {
     ProblemBuilder b("constrained");
