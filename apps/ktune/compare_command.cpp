@@ -13,6 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "number_options.hpp"
+#include "progress_line.hpp"
+#include "ktune/tuning/interruption.hpp"
 #include "ktune/io/derived_measurements.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/methodology/comparison.hpp"
@@ -31,7 +34,7 @@ struct CompareOptions {
   ComparisonOptions options;
   std::size_t budget = 200;                // multi-objective: evaluations per run
   std::vector<std::size_t> checkpoints;    // multi-objective
-  bool stats_only = false, json = false;
+  bool stats_only = false, json = false, quiet = false;
   std::string output_path, plot_dir;
 };
 
@@ -88,7 +91,10 @@ nlohmann::json summary_json(const ComparisonReport& report, bool with_curves) {
                              {"real_stopping_fraction", a.real_stopping_fraction}};
     if (with_curves) aggregate[a.strategy]["performance"] = series(a.performance);
   }
-  return {{"spaces", spaces}, {"aggregate", aggregate}};
+  nlohmann::json j{{"spaces", spaces}, {"aggregate", aggregate}};
+  if (report.interrupted)
+    j["interrupted"] = {{"runs_finished", report.runs_finished}, {"runs_total", report.runs_total}};
+  return j;
 }
 
 void print_stats(const std::vector<SpaceResult>& spaces) {
@@ -118,15 +124,19 @@ void print_scores(const ComparisonReport& report, const CompareOptions& o) {
       const std::string stop = st.curve.real_stopping_fraction < 1
                                    ? fmt::format(" (stops {:.0f}%)", 100 * st.curve.real_stopping_fraction)
                                    : "";
-      std::cout << fmt::format("{:>{}}", fmt::format("{:.3f}{}", st.score, stop), width);
+      std::cout << fmt::format("{:>{}}", std::isnan(st.score) ? "-" : fmt::format("{:.3f}{}", st.score, stop), width);
     }
     std::cout << "\n";
   }
   std::cout << fmt::format("{:<28}", "aggregate");
   for (const auto& a : report.aggregate)
-    std::cout << fmt::format("{:>{}}", fmt::format("{:.3f} ± {:.3f}", a.score, a.error), width + 1);
+    std::cout << fmt::format("{:>{}}", std::isnan(a.score) ? "-" : fmt::format("{:.3f} ± {:.3f}", a.score, a.error),
+                             width + (std::isnan(a.score) ? 0 : 1));
   std::cout << fmt::format("\n{} runs per strategy and space, seed {}; runs {:.1f} s, scoring {:.1f} s\n",
                            o.options.repeats, o.options.seed, report.run_seconds, report.scoring_seconds);
+  if (report.interrupted)
+    std::cout << fmt::format("interrupted: {} of {} runs finished; '-' marks what was not scored\n",
+                             report.runs_finished, report.runs_total);
 }
 
 nlohmann::json mo_json(const MoComparisonReport& report, bool with_curves) {
@@ -254,7 +264,13 @@ int run_compare(CompareOptions o) {
       mo.seed = o.options.seed;
       mo.threads = o.options.threads;
       mo.checkpoints = o.checkpoints;
-      const auto report = compare_multiobjective(spaces, strategies, mo);
+      MoComparisonReport report;
+      try {
+        report = compare_multiobjective(spaces, strategies, mo);
+      } catch (const Interrupted&) {
+        std::cerr << "ktune compare: interrupted; a multi-objective comparison needs every run, nothing was scored\n";
+        return interrupted_exit_status(stop_signal());
+      }
       if (!o.output_path.empty()) {
         std::ofstream out(o.output_path, std::ios::binary);
         out << mo_json(report, true).dump() << "\n";
@@ -287,7 +303,12 @@ int run_compare(CompareOptions o) {
     }
     const ExternalRuns external =
         runs.empty() ? ExternalRuns{} : load_external_runs(runs, spaces, o.options.objective);
+    ProgressLine progress(!o.quiet && !strategies.empty());
+    o.options.progress = [&](std::size_t done, std::size_t total) {
+      progress.show(fmt::format("  compare: {}", progress.count_text(done, total, "runs")), done == total);
+    };
     const ComparisonReport report = compare(spaces, strategies, o.options, external);
+    progress.finish();
     if (!o.output_path.empty()) {
       std::ofstream out(o.output_path, std::ios::binary);
       nlohmann::json full = summary_json(report, true);
@@ -298,14 +319,16 @@ int run_compare(CompareOptions o) {
       out << full.dump() << "\n";
       if (!out) throw io::InputError(o.output_path, "", "cannot write the report");
     }
-    if (!o.plot_dir.empty()) write_svg_report(report, o.plot_dir);
+    // Interrupted: the tables and reports hold what finished; figures need every curve.
+    const bool plot = !o.plot_dir.empty() && !report.interrupted;
+    if (plot) write_svg_report(report, o.plot_dir);
     if (o.json) {
       std::cout << summary_json(report, false).dump(2) << "\n";
     } else {
       print_scores(report, o);
-      if (!o.plot_dir.empty()) std::cout << "figures: " << o.plot_dir << "/index.html\n";
+      if (plot) std::cout << "figures: " << o.plot_dir << "/index.html\n";
     }
-    return kExitOk;
+    return report.interrupted ? interrupted_exit_status(stop_signal()) : kExitOk;
   } catch (const io::InputError& e) {
     return fail(e.what(), kExitInputError);
   } catch (const std::invalid_argument& e) {
@@ -321,26 +344,38 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--spaces", o->spaces, "Brute-forced Kernel Tuner cache or T4 files (one per space)");
   sub->add_option("--strategies", o->strategies, "Strategies: name or name:key=value,key=value");
   sub->add_option("--runs", o->runs, "NAME=FILE: recorded runs to score too (a trace file, or a T4 file per run)");
-  sub->add_option("--repeats", o->options.repeats, "Runs per strategy and space")->capture_default_str();
-  sub->add_option("--seed", o->options.seed, "Seed of the runs and of the curve bagging")->capture_default_str();
+  sub->add_option("--repeats", o->options.repeats, "Runs per strategy and space")
+      ->capture_default_str()
+      ->check(whole_number(1, 1'000'000));
+  sub->add_option("--seed", o->options.seed, "Seed of the runs and of the curve bagging")
+      ->capture_default_str()
+      ->check(seed_number());
   sub->add_option("--cutoff", o->options.cutoff_end, "End of the time range: this fraction of the way from the median "
-                                                     "to the optimum")->capture_default_str();
-  sub->add_option("--cutoff-start", o->options.cutoff_start, "Start of the time range")->capture_default_str();
-  sub->add_option("--resolution", o->options.resolution, "Time points")->capture_default_str();
+                                                     "to the optimum")
+      ->capture_default_str()
+      ->check(real_number(0, 1, true));
+  sub->add_option("--cutoff-start", o->options.cutoff_start, "Start of the time range")
+      ->capture_default_str()
+      ->check(real_number(0, 1, false));
+  sub->add_option("--resolution", o->options.resolution, "Time points")
+      ->capture_default_str()
+      ->check(whole_number(2, 1'000'000));
   add_baseline_option(sub, o->options.baseline);
-  sub->add_option("--threads", o->options.threads, "Threads (0: all cores)")->capture_default_str();
+  sub->add_option("--threads", o->options.threads, "Threads (0: all cores)")->capture_default_str()->check(thread_count());
   sub->add_option("--objective", o->options.objective, "Objective (default: the files', else time)");
   sub->add_option("--objectives", o->objectives,
                   "Several objectives, NAME[:min|:max] (comma-separated or repeated): a multi-objective comparison "
                   "by IGD+ against random search");
   sub->add_option("--budget", o->budget, "Multi-objective: evaluations per run")->capture_default_str()->check(
-      CLI::PositiveNumber);
-  sub->add_option("--checkpoints", o->checkpoints, "Multi-objective: evaluation counts to report (default 50 100 150 200)");
+      whole_number(1, kLargeCount));
+  sub->add_option("--checkpoints", o->checkpoints, "Multi-objective: evaluation counts to report (default 50 100 150 200)")
+      ->check(whole_number(1, kLargeCount));
   sub->add_option("--derive", o->derived,
                   "NAME=EXPRESSION: a measurement computed from each record's parameters and measurements "
                   "(e.g. smem=block_size_x*tile*4), usable as an objective (repeatable)");
   sub->add_flag("--stats", o->stats_only, "Only print the statistics of the spaces");
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
+  sub->add_flag("--quiet", o->quiet, "No progress line");
   sub->add_option("--output", o->output_path, "Write the whole report (curves included) as JSON");
   sub->add_option("--plot", o->plot_dir, "Write SVG figures and an index.html into this directory");
   return {sub, [o] { return run_compare(*o); }};

@@ -22,6 +22,9 @@
 
 #include "cache_appender.hpp"
 #include "commands.hpp"
+#include "number_options.hpp"
+#include "progress_line.hpp"
+#include "ktune/tuning/interruption.hpp"
 #include "ktune/expr/errors.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_value.hpp"
@@ -71,22 +74,22 @@ struct Row {
 
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
-// "\r  12/108 settings  best score 0.512" on stderr, once per setting.
+// Settings scored / settings to score, elapsed and estimated time left, best score so far (see ProgressLine).
 class Progress final : public TuningListener {
  public:
-  explicit Progress(std::size_t total) : total_(total) {}
+  Progress(std::size_t total, bool enabled) : total_(total), line_(enabled) {}
   void on_evaluation(const CostFunction& cost, std::size_t) override {
     const auto best = cost.trace().best();
-    std::fprintf(stderr, "\r%s",
-                 fmt::format("  {:>5}/{} settings  {}   ", cost.evaluations(), total_,
-                             best ? fmt::format("best score {:.4f}", cost.trace().values(*best).front())
-                                  : std::string("no score yet"))
-                     .c_str());
-    std::fflush(stderr);
+    line_.show(fmt::format("  hypertune: {}, {}", line_.count_text(cost.evaluations(), total_, "settings"),
+                           best ? fmt::format("best score {:.4f}", cost.trace().values(*best).front())
+                                : std::string("no score yet")),
+               cost.evaluations() == total_);
   }
+  void finish() { line_.finish(); }
 
  private:
   std::size_t total_;
+  ProgressLine line_;
 };
 
 nlohmann::json settings_json(const std::vector<std::pair<std::string, Value>>& settings) {
@@ -210,13 +213,16 @@ int run_hypertune(const HypertuneOptions& o) {
     appender = std::make_unique<CacheAppender>(*cache, "ktune hypertune");
     options.listeners.push_back(appender.get());
   }
-  Progress progress(space->size());
-  const bool show_progress = !o.quiet && !o.json && ::isatty(STDERR_FILENO);
-  if (show_progress) options.listeners.push_back(&progress);
+  const std::size_t to_score = static_cast<std::size_t>(
+      std::min<std::uint64_t>(budget.evaluation_limit(space->size()), space->size() - options.resumed.size()));
+  Progress progress(to_score, !o.quiet);
+  options.listeners.push_back(&progress);
 
   const TuningResult result = tune(*space, evaluator, *meta, options);
-  if (show_progress) std::fputc('\n', stderr);
+  progress.finish();
   if (cache) cache->close();
+  // Interrupted: what was scored is in the cache (resumable) and reported below; no test or confirmation runs.
+  bool interrupted = result.stop_reason == StopReason::interrupted;
 
   // Every setting known at the end (scored now or resumed), best first.
   std::vector<Row> rows;
@@ -269,7 +275,7 @@ int run_hypertune(const HypertuneOptions& o) {
     double train = std::nan(""), test = std::nan("");
   };
   std::vector<TestRow> test_rows;
-  if (testing && scored > 0) {
+  if (testing && scored > 0 && !interrupted) try {
     const std::vector<StrategySpec> specs{spec_of(rows.front()), spec_of(rows[scored / 2]), spec_of(rows[scored - 1]),
                                           reference_spec};
     test_rows.push_back({"best", rows.front().label, rows.front().score});
@@ -278,6 +284,9 @@ int run_hypertune(const HypertuneOptions& o) {
     test_rows.push_back({"default", defaults_label, score_settings(*training, {reference_spec}).front()});
     const auto test_scores = score_settings(*testing, specs);
     for (std::size_t i = 0; i < test_rows.size(); ++i) test_rows[i].test = test_scores[i];
+  } catch (const Interrupted&) {
+    interrupted = true;
+    test_rows.clear();
   }
 
   // Confirmation: the best settings and the defaults scored again with fresh seeds on the training spaces; the best
@@ -291,7 +300,7 @@ int run_hypertune(const HypertuneOptions& o) {
   std::size_t recommended_row = 0;
   std::vector<std::uint64_t> confirm_seeds, test_seeds{o.seed};
   std::string verdict;
-  if (o.confirm > 0 && scored > 0) {
+  if (o.confirm > 0 && scored > 0 && !interrupted) try {
     for (std::uint64_t k = 1; k <= o.confirm_seeds; ++k) {
       confirm_seeds.push_back(o.seed + k);
       test_seeds.push_back(o.seed + k);
@@ -318,7 +327,15 @@ int run_hypertune(const HypertuneOptions& o) {
       better = better && recommended.test > reference.test;
     }
     verdict = better ? "adopt" : "keep";
+  } catch (const Interrupted&) {
+    interrupted = true;
+    confirmed.clear();
+    verdict.clear();
   }
+  const int exit_status = interrupted ? interrupted_exit_status(stop_signal()) : kExitOk;
+  if (interrupted && !o.quiet)
+    std::cerr << fmt::format("ktune hypertune: interrupted after {} settings scored{}\n", result.evaluations,
+                             o.output_path.empty() ? "" : fmt::format("; {} resumes the run", o.output_path));
 
   const auto training_names = training->space_names();
   if (o.json) {
@@ -384,8 +401,9 @@ int run_hypertune(const HypertuneOptions& o) {
       if (testing) c["test_seeds"] = test_seeds;
       out["confirmation"] = std::move(c);
     }
+    if (interrupted) out["interrupted"] = true;
     std::cout << out.dump(2) << "\n";
-    return kExitOk;
+    return exit_status;
   }
 
   std::cout << fmt::format("{} hyperparameters, {} of {} settings scored ({} resumed) by {} on {} x {} "
@@ -422,7 +440,7 @@ int run_hypertune(const HypertuneOptions& o) {
                              verdict == "adopt" ? "better, adopt it" : "not better everywhere, keep the defaults");
   }
   if (cache) std::cout << "results: " << o.output_path << "\n";
-  return kExitOk;
+  return exit_status;
 }
 
 }  // namespace
@@ -439,20 +457,26 @@ Command add_hypertune_command(CLI::App& app) {
                   "Re-score the best, median and worst settings and the defaults on these spaces");
   sub->add_option("--meta-strategy", o->meta_strategy, "Strategy that searches the settings")->capture_default_str();
   sub->add_option("--meta-set", o->meta_settings, "Meta-strategy hyperparameter name=value (repeatable)");
-  sub->add_option("--repeats", o->repeats, "Runs per setting and space")->capture_default_str();
-  sub->add_option("--budget,--max-fevals", o->budget, "Score at most this many settings");
-  sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds (wall clock)");
-  sub->add_option("--seed", o->seed, "Seed of the runs and of the meta-strategy")->capture_default_str();
-  sub->add_option("--threads", o->threads, "Threads (default: all cores)");
+  sub->add_option("--repeats", o->repeats, "Runs per setting and space")
+      ->capture_default_str()
+      ->check(whole_number(1, 1'000'000));
+  sub->add_option("--budget,--max-fevals", o->budget, "Score at most this many settings")->check(whole_number(1));
+  sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds (wall clock)")
+      ->check(real_number(0, 1e12, true));
+  sub->add_option("--seed", o->seed, "Seed of the runs and of the meta-strategy")
+      ->capture_default_str()
+      ->check(seed_number());
+  sub->add_option("--threads", o->threads, "Threads (0: all cores)")->capture_default_str()->check(thread_count());
   add_baseline_option(sub, o->baseline);
   sub->add_option("--output", o->output_path,
                   "Kernel Tuner cache of the scores (objective score): resumed if present, appended per setting");
-  sub->add_option("--top", o->top, "Settings listed in the table")->capture_default_str();
+  sub->add_option("--top", o->top, "Settings listed in the table")->capture_default_str()->check(whole_number(0, kLargeCount));
   sub->add_option("--confirm", o->confirm,
                   "Re-score this many of the best settings and the defaults with fresh seeds (and the best of them on "
-                  "the test spaces) before recommending one");
+                  "the test spaces) before recommending one")
+      ->check(whole_number(0, 1'000'000));
   sub->add_option("--confirm-seeds", o->confirm_seeds, "Fresh seeds for --confirm")->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 10'000));
   sub->add_option("--defaults", o->reference,
                   "The settings to beat, as a strategy label (name:key=value,...; default: the strategy's defaults)");
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");

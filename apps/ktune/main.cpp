@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "ktune/tuning/interruption.hpp"
 
 #ifndef KTUNE_VERSION_STRING
 #define KTUNE_VERSION_STRING "0.1.0"
@@ -15,6 +16,9 @@
 
 int main(int argc, char** argv) {
   using namespace ktune::cli;
+  // Ctrl-C and SIGTERM stop a verb cleanly (its outputs are written with what was measured); a second one ends the
+  // process at once.
+  const ktune::InterruptHandler interrupt_handler;
   try {
     CLI::App app{"ktune: a fast auto-tuner for GPU and CPU kernels (Kernel Tuner compatible)", "ktune"};
     app.set_version_flag("--version", std::string("ktune ") + KTUNE_VERSION_STRING);

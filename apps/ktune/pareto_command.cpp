@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "number_options.hpp"
 #include "ktune/io/derived_measurements.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_value.hpp"
@@ -235,7 +236,7 @@ Command add_pareto_command(CLI::App& app) {
   sub->add_option("--derive", o->derived,
                   "NAME=EXPRESSION: a measurement computed from each record's parameters and measurements");
   sub->add_option("--runs", o->runs, "Results files of runs (T4 from ktune tune --output, or caches) to score");
-  sub->add_option("--limit", o->limit, "Front rows printed")->capture_default_str();
+  sub->add_option("--limit", o->limit, "Front rows printed")->capture_default_str()->check(whole_number(0, kLargeCount));
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   return {sub, [o] { return run_pareto(*o); }};
 }

@@ -13,11 +13,14 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "number_options.hpp"
 #include "ktune/expr/errors.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_value.hpp"
 #include "ktune/io/problem_file.hpp"
+#include "ktune/io/results_file.hpp"
 #include "ktune/search_space.hpp"
+#include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/solver/brute_force.hpp"
 
 namespace ktune::cli {
@@ -163,8 +166,9 @@ void print_summary(std::ostream& out, const io::ProblemFile& file, const SpaceOp
     out << "implicit     none (no block-size parameters)\n";
   }
 
-  if (file.format == io::ProblemFormat::KernelTunerCache && problem.constraints.empty())
-    out << "note         Kernel Tuner cache files do not store restrictions: only the implicit one applies\n";
+  if (file.format == io::ProblemFormat::KernelTunerCache)
+    out << "note         the space of a Kernel Tuner cache is the configurations it records (not those recorded as "
+           "invalid),\n             as tune --simulate and compare use it (a cache keeps no restrictions)\n";
   out << fmt::format("cartesian    {}\n", grouped(report.cartesian_size));
   out << fmt::format("valid        {}\n", grouped(space.size()));
   out << fmt::format("density      {:.4g}%\n", 100.0 * density(space));
@@ -217,11 +221,29 @@ int run_space(const SpaceOptions& options) {
     return kExitUsage;
   }
 
+  // One definition of the space of a results file, in every verb: the configurations it records (except those recorded
+  // as invalid). A Kernel Tuner cache keeps no restrictions, so its tune_params alone would make a larger space.
+  const bool recorded_space = file->format == io::ProblemFormat::KernelTunerCache;
+  if (recorded_space && options.verify_brute_force) {
+    error("--verify-brute-force: the space of a Kernel Tuner cache is its recorded configurations; there is no "
+          "constraint to check by brute force");
+    return kExitUsage;
+  }
   std::optional<SearchSpace> space;
   try {
-    BuildOptions build_options;
-    build_options.threads = options.threads;
-    space.emplace(SearchSpace::build(std::move(problem), build_options));
+    if (recorded_space) {
+      space.emplace(space_from_results(io::read_results_file(options.problem_path)));
+    } else {
+      BuildOptions build_options;
+      build_options.threads = options.threads;
+      space.emplace(SearchSpace::build(std::move(problem), build_options));
+    }
+  } catch (const io::InputError& e) {
+    error(e.what());
+    return kExitInputError;
+  } catch (const SimulationError& e) {
+    error(fmt::format("{}: {}", options.problem_path, e.what()));
+    return kExitInputError;
   } catch (const expr::ExpressionError& e) {
     error(fmt::format("{}: {}", options.problem_path, e.what()));
     return kExitInputError;
@@ -292,16 +314,17 @@ Command add_space_command(CLI::App& app) {
   sub->add_option("--brute-force-limit", options->brute_force_limit,
                   "Largest Cartesian size --verify-brute-force accepts")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1));
   auto* max_threads = sub->add_option("--max-threads", options->max_threads,
                                       "Limit of the implicit block-size constraint (default 1024, as Kernel Tuner)")
-                          ->check(CLI::PositiveNumber);
+                          ->check(whole_number(1, std::numeric_limits<std::int64_t>::max()));
   sub->add_flag("--no-implicit-block-constraint", options->no_implicit_block_constraint,
                 "Do not add Kernel Tuner's implicit block_size_x*block_size_y*block_size_z <= max_threads")
       ->excludes(max_threads);
-  sub->add_option("--threads", options->threads, "Construction threads (the result does not depend on it)")
+  sub->add_option("--threads", options->threads,
+                  "Construction threads, 0: all cores (the result does not depend on it)")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 1024u));
+      ->check(thread_count());
   return {sub, [options] { return run_space(*options); }};
 }
 

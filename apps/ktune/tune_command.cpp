@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <map>
 #include <optional>
@@ -20,6 +21,7 @@
 
 #include "cache_appender.hpp"
 #include "commands.hpp"
+#include "number_options.hpp"
 #include "ktune/expr/errors.hpp"
 #include "ktune/io/derived_measurements.hpp"
 #include "ktune/io/input_error.hpp"
@@ -63,6 +65,8 @@ struct TuneOptions {
   std::vector<std::string> observers;
   std::string scalarize;
   std::vector<std::string> derived;
+  std::optional<std::int64_t> max_threads;
+  bool no_implicit_block_constraint = false;
 };
 
 // "\r 1,234 evaluations  best time 1.2345  clock 12.3 s" on stderr, at most four times a second.
@@ -229,6 +233,14 @@ int run_tune(const TuneOptions& o) {
   const std::string input_path = o.problem_path.empty() ? o.simulate_path : o.problem_path;
   try {
     if (live_run) {
+      // The implicit block-size limit: as given, else the device's (as Kernel Tuner does), else Kernel Tuner's 1024.
+      if (o.no_implicit_block_constraint) {
+        problem->max_threads = std::nullopt;
+      } else if (o.max_threads) {
+        problem->max_threads = *o.max_threads;
+      } else if (const auto device = live::probe_device(*spec, !o.in_process); device.max_threads > 0) {
+        problem->max_threads = static_cast<std::int64_t>(device.max_threads);
+      }
       space.emplace(SearchSpace::build(*problem));
       problem_size = spec->problem_size;
       // The worker process is forked here, before anything else runs threads.
@@ -242,6 +254,8 @@ int run_tune(const TuneOptions& o) {
         for (const auto& note : e->observer_notes()) std::cerr << "ktune tune: note: not observing " << note << "\n";
       evaluator = std::move(e);
     } else {
+      if (problem && o.no_implicit_block_constraint) problem->max_threads = std::nullopt;
+      if (problem && o.max_threads) problem->max_threads = *o.max_threads;
       space.emplace(problem ? SearchSpace::build(*problem) : space_from_results(*results));
       auto e = std::make_unique<SimulationEvaluator>(*space, results, objectives);
       simulation = e.get();
@@ -256,6 +270,9 @@ int run_tune(const TuneOptions& o) {
     return fail(fmt::format("{}: {}", o.problem_path, e.what()), kExitInputError);
   } catch (const io::InputError& e) {
     return fail(e.what(), kExitInputError);
+  } catch (const Interrupted&) {
+    std::cerr << "ktune tune: interrupted before any configuration was measured\n";
+    return interrupted_exit_status(stop_signal());
   } catch (const live::BackendUnavailable& e) {
     return fail(fmt::format("the {} backend is not available here: {}\n  (to replay a brute-forced results file "
                             "instead, add --simulate RESULTS)",
@@ -436,9 +453,15 @@ int run_tune(const TuneOptions& o) {
     out["trace"] = std::move(t);
   }
 
+  // Interrupted: everything above was written with what was measured; the exit status tells the shell why.
+  const int exit_status =
+      result.stop_reason == StopReason::interrupted ? interrupted_exit_status(stop_signal()) : kExitOk;
+  if (exit_status != kExitOk && !o.quiet)
+    std::cerr << fmt::format("ktune tune: interrupted after {} evaluations; results written{}\n", result.evaluations,
+                             o.cache_path.empty() ? "" : fmt::format(" ({} resumes the run)", o.cache_path));
   if (o.json) {
     std::cout << out.dump(2) << "\n";
-    return kExitOk;
+    return exit_status;
   }
   if (simulation)
     std::cout << fmt::format("{} on {} ({} configurations{}), simulated from {}\n", o.strategy,
@@ -477,7 +500,7 @@ int run_tune(const TuneOptions& o) {
       std::cout << row << "  " << config << "\n";
     }
   }
-  return kExitOk;
+  return exit_status;
 }
 
 }  // namespace
@@ -491,11 +514,14 @@ Command add_tune_command(CLI::App& app) {
   sub->add_option("--simulate", o->simulate_path, "Replay this Kernel Tuner cache or T4 file (.json or .json.gz)");
   sub->add_option("--strategy", o->strategy, "Search strategy (see ktune strategies)")->capture_default_str();
   sub->add_option("--set", o->settings, "Strategy hyperparameter name=value (repeatable)");
-  sub->add_option("--max-fevals", o->max_fevals, "Stop after this many unique evaluations");
-  sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds on the tuning clock");
-  sub->add_option("--fraction", o->fraction, "Stop after this fraction of the search space");
-  sub->add_option("--target", o->target, "Stop once the objective reaches this value");
-  sub->add_option("--seed", o->seed, "Seed of every random choice")->capture_default_str();
+  sub->add_option("--max-fevals", o->max_fevals, "Stop after this many unique evaluations")->check(whole_number(1));
+  sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds on the tuning clock")
+      ->check(real_number(0, 1e12, true));
+  sub->add_option("--fraction", o->fraction, "Stop after this fraction of the search space")
+      ->check(real_number(0, 1, true));
+  sub->add_option("--target", o->target, "Stop once the objective reaches this value")
+      ->check(real_number(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), false));
+  sub->add_option("--seed", o->seed, "Seed of every random choice")->capture_default_str()->check(seed_number());
   sub->add_option("--objective,--objectives", o->objectives,
                   "Objective measurement(s), NAME[:min|:max], comma-separated or repeated (default: the file's, else "
                   "time); with several, the result is their Pareto front");
@@ -511,19 +537,26 @@ Command add_tune_command(CLI::App& app) {
   sub->add_option("--output", o->output_path, "Write the results as a T4 file");
   sub->add_option("--cache", o->cache_path, "Kernel Tuner cache file: resumed if present, appended per result");
   sub->add_option("--csv", o->csv_path, "Write the results as CSV");
+  auto* max_threads = sub->add_option("--max-threads", o->max_threads,
+                                      "Limit of the implicit block-size constraint (default: live, the device's "
+                                      "maximum block size; simulated, 1024 as Kernel Tuner)")
+                          ->check(whole_number(1, std::numeric_limits<std::int64_t>::max()));
+  sub->add_flag("--no-implicit-block-constraint", o->no_implicit_block_constraint,
+                "Do not add Kernel Tuner's implicit block_size_x*block_size_y*block_size_z <= max_threads")
+      ->excludes(max_threads);
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_flag("--trace", o->trace, "Include every evaluation in the JSON output");
   sub->add_flag("--quiet", o->quiet, "No progress line or warnings");
   // Live tuning (a T1 file with a KernelSpecification, no --simulate): overrides of the file's settings.
   sub->add_option("--backend", o->backend, "Live: the backend (cpp, opencl, cuda) instead of the file's language");
   sub->add_option("--iterations", o->iterations, "Live: timed launches per configuration (after one warm-up)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 1'000'000));
   sub->add_option("--statistic", o->statistic, "Live: the time objective over the launches: mean, median or min");
   sub->add_option("--timeout", o->timeout, "Live: seconds per configuration (compile + verify + benchmark)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--platform", o->platform, "Live: OpenCL platform index")->check(CLI::NonNegativeNumber);
+      ->check(real_number(0, 1e9, true));
+  sub->add_option("--platform", o->platform, "Live: OpenCL platform index")->check(whole_number(0, 1'000'000));
   sub->add_option("--device", o->device, "Live: device index (OpenCL device within the platform, CUDA ordinal)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, 1'000'000));
   sub->add_option("--compiler", o->compiler, "Live, cpp backend: the compiler command (default $CXX or c++)");
   sub->add_flag("--no-verify", o->no_verify, "Live: skip verification against the reference");
   sub->add_option("--observer", o->observers,

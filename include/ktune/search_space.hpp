@@ -36,7 +36,7 @@ std::optional<NeighbourMethod> parse_neighbour_method(std::string_view name);
 const char* to_string(NeighbourMethod method);
 
 struct BuildOptions {
-  unsigned threads = 2;  // construction may split the work over this many threads; the result does not depend on it
+  unsigned threads = 2;  // construction may split the work over this many threads (0: all cores); the result does not depend on it
 };
 
 // What construction did, for reporting (`ktune space`).

@@ -1,9 +1,12 @@
 #include "kernel_run.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
+
+#include <fmt/format.h>
 
 namespace ktune::live::detail {
 namespace {
@@ -81,40 +84,68 @@ class Reader {
 }  // namespace
 
 KernelRunner::KernelRunner(std::unique_ptr<Backend> backend, KernelSource source,
-                           std::vector<std::size_t> argument_sizes, std::vector<std::unique_ptr<Observer>> observers)
-    : backend_(std::move(backend)),
-      source_(std::move(source)),
-      argument_sizes_(std::move(argument_sizes)),
-      observers_(std::move(observers)) {}
+                           std::span<const KernelArgument> arguments, std::vector<std::unique_ptr<Observer>> observers)
+    : backend_(std::move(backend)), source_(std::move(source)), arguments_(arguments), observers_(std::move(observers)) {}
+
+void KernelRunner::restore_buffers() {
+  for (std::size_t i = 0; i < arguments_.size(); ++i)
+    if (!arguments_[i].scalar && !arguments_[i].local_memory) backend_->reset_argument(i);
+}
+
+std::string KernelRunner::modified_read_only_inputs() {
+  std::string modified;
+  std::vector<std::byte> now;
+  for (std::size_t i = 0; i < arguments_.size(); ++i) {
+    const KernelArgument& a = arguments_[i];
+    if (a.scalar || a.local_memory || a.access != Access::read_only || a.bytes.empty()) continue;
+    now.resize(a.bytes.size());
+    backend_->read_argument(i, now);
+    const auto differs = std::mismatch(now.begin(), now.end(), a.bytes.begin());
+    if (differs.first == now.end()) continue;
+    const std::size_t byte = static_cast<std::size_t>(differs.first - now.begin());
+    const std::size_t width = std::max<std::size_t>(1, element_size(a.type));
+    modified += fmt::format("{}'{}' (first at element {})", modified.empty() ? "" : ", ", a.name, byte / width);
+  }
+  return modified;
+}
 
 RunResult KernelRunner::run(const RunRequest& request) {
   RunResult result;
   // Which step failed decides the outcome: compiling, or launching (the check run and the benchmark).
   bool compiling = false;
+  Clock::time_point compile_start;
   try {
+    // Each configuration starts from the original inputs, whatever the previous one did to them.
+    if (request.compile || request.check_run) restore_buffers();
     if (request.compile) {
       compiling = true;
+      set_phase(Phase::compiling);
       kernel_.reset();  // the previous configuration is released before the next is built
       source_.name = request.kernel_name;
-      const auto start = Clock::now();
+      compile_start = Clock::now();
       kernel_ = backend_->compile(source_, request.defines);
-      result.compile_ms = ms_since(start);
+      result.compile_ms = ms_since(compile_start);
       compiling = false;
     }
     if (!kernel_) throw std::logic_error("no compiled kernel to run");
     if (request.check_run) {
+      set_phase(Phase::verifying);
       const auto start = Clock::now();
-      for (std::uint32_t i : request.read_back) backend_->reset_argument(i);
       backend_->launch(*kernel_, request.geometry);
       for (std::uint32_t i : request.read_back) {
-        if (i >= argument_sizes_.size()) throw std::logic_error("read_back index out of range");
-        std::vector<std::byte> out(argument_sizes_[i]);
+        if (i >= arguments_.size()) throw std::logic_error("read_back index out of range");
+        std::vector<std::byte> out(arguments_[i].bytes.size());
         backend_->read_argument(i, out);
         result.outputs.push_back(std::move(out));
       }
+      if (std::string modified = modified_read_only_inputs(); !modified.empty()) {
+        result.outcome = RunOutcome::input_modified;
+        result.message = "the kernel wrote to " + modified + ", declared read-only";
+      }
       result.check_ms = ms_since(start);
     }
-    if (request.warmup || request.iterations > 0) {
+    if ((request.warmup || request.iterations > 0) && result.outcome == RunOutcome::ok) {
+      set_phase(Phase::benchmarking);
       const auto start = Clock::now();
       if (request.warmup) backend_->launch(*kernel_, request.geometry);
       result.runtimes_ms.reserve(request.iterations);
@@ -130,8 +161,15 @@ RunResult KernelRunner::run(const RunRequest& request) {
           for (auto& observation : o->stop(request.iterations, timed_ms))
             result.observations.push_back(std::move(observation));
       result.benchmark_ms = ms_since(start);
+      // Without a check run (no verification), the configuration's first request is the one to check.
+      if (request.compile && !request.check_run && result.outcome == RunOutcome::ok)
+        if (std::string modified = modified_read_only_inputs(); !modified.empty()) {
+          result.outcome = RunOutcome::input_modified;
+          result.message = "the kernel wrote to " + modified + ", declared read-only";
+        }
     }
   } catch (const CompileError& e) {
+    result.compile_ms = ms_since(compile_start);  // a failed compile took its time too
     result.outcome = RunOutcome::compile_error;
     result.message = e.what();
     result.log = e.log();
@@ -139,9 +177,11 @@ RunResult KernelRunner::run(const RunRequest& request) {
     result.outcome = RunOutcome::launch_error;
     result.message = e.what();
   } catch (const std::exception& e) {
+    if (compiling) result.compile_ms = ms_since(compile_start);
     result.outcome = compiling ? RunOutcome::compile_error : RunOutcome::error;
     result.message = e.what();
   }
+  set_phase(Phase::idle);
   if (result.outcome != RunOutcome::ok) {
     if (result.outcome == RunOutcome::compile_error) kernel_.reset();
     result.runtimes_ms.clear();
@@ -212,7 +252,7 @@ RunResult decode_result(std::string_view in) {
   Reader r(in);
   RunResult res;
   const auto outcome = r.pod<std::uint8_t>();
-  if (outcome > static_cast<std::uint8_t>(RunOutcome::error)) throw std::runtime_error("worker protocol: bad outcome");
+  if (outcome > static_cast<std::uint8_t>(RunOutcome::input_modified)) throw std::runtime_error("worker protocol: bad outcome");
   res.outcome = static_cast<RunOutcome>(outcome);
   res.message = r.str();
   res.log = r.str();

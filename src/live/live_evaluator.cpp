@@ -14,6 +14,8 @@
 #include "kernel_run.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/search_space.hpp"
+#include "ktune/tuning/interruption.hpp"
+#include "live/temporary_directory.hpp"
 #include "worker_process.hpp"
 
 namespace ktune::live {
@@ -71,6 +73,22 @@ constexpr const char* kTimeMeasurements[] = {"time", "compile_time", "verificati
 
 }  // namespace
 
+DeviceInfo probe_device(const KernelSpecification& spec, bool isolate,
+                        const std::function<std::unique_ptr<Backend>()>& backend_factory) {
+  const auto make_backend_here = [&] {
+    auto backend = backend_factory ? backend_factory() : make_backend(spec.backend, spec.backend_options);
+    if (!backend) throw std::runtime_error("the backend factory returned no backend");
+    return backend;
+  };
+  if (!isolate) return make_backend_here()->device_info();
+  const auto make_runner = [&] {
+    return std::make_unique<detail::KernelRunner>(make_backend_here(), KernelSource{}, std::span<const KernelArgument>{});
+  };
+  const detail::WorkerProcess worker(make_runner, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                                      std::chrono::duration<double>(std::max(spec.timeout_s, 30.0))));
+  return worker.device_info();
+}
+
 LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, KernelSpecification spec,
                              LiveEvaluatorOptions options)
     : problem_(problem),
@@ -81,6 +99,7 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
       factory_(std::move(options.backend_factory)),
       planner_(validated(spec_, problem_), problem_) {
   if (objectives_.empty()) objectives_ = {Objective{"time", false}};
+  remove_orphaned_temporary_directories();  // left by runs that were killed (kill -9)
 
   // Every objective must be something an evaluation measures.
   std::set<std::string, std::less<>> known(std::begin(kTimeMeasurements), std::end(kTimeMeasurements));
@@ -180,8 +199,6 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
 LiveEvaluator::~LiveEvaluator() = default;
 
 void LiveEvaluator::start_backend(Clock::time_point deadline) {
-  std::vector<std::size_t> sizes;
-  for (const auto& a : arguments_) sizes.push_back(a.bytes.size());
   // In the worker this runs after the fork: the backend and its device state exist only there.
   auto make_runner = [&] {
     auto backend = factory_();
@@ -194,7 +211,7 @@ void LiveEvaluator::start_backend(Clock::time_point deadline) {
       if (!observer) throw std::runtime_error(fmt::format("observer {}: {}", name, why_not));
       observers.push_back(std::move(observer));
     }
-    return std::make_unique<detail::KernelRunner>(std::move(backend), source_, sizes, std::move(observers));
+    return std::make_unique<detail::KernelRunner>(std::move(backend), source_, arguments_, std::move(observers));
   };
   if (isolate_) {
     worker_.reset();
@@ -208,7 +225,12 @@ void LiveEvaluator::start_backend(Clock::time_point deadline) {
 }
 
 detail::WorkerReply LiveEvaluator::run(const detail::RunRequest& request, Clock::time_point deadline) {
-  if (isolate_) return worker_->run(request, deadline);
+  if (isolate_) {
+    detail::WorkerReply reply = worker_->run(request, deadline);
+    // Abandoned: the next evaluation (of a resumed run) starts a fresh worker.
+    if (reply.kind == detail::WorkerReply::Kind::interrupted) throw Interrupted();
+    return reply;
+  }
   // In process: no deadline can be enforced (the kernel runs on this thread).
   detail::WorkerReply reply;
   reply.result = in_process_->run(request);
@@ -326,9 +348,15 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
     const auto sent = Clock::now();
     detail::WorkerReply reply = run(request, deadline);
     if (reply.kind != detail::WorkerReply::Kind::result) {
+      // The round trip of a lost worker counts to the step it was in when it was killed or died.
       const double lost = ms_between(sent, Clock::now());
-      rec.benchmark_ms += lost;
-      backend_ms += lost;
+      switch (reply.phase) {
+        case detail::Phase::compiling: rec.compile_ms += lost; break;
+        case detail::Phase::verifying: rec.verification_ms += lost; break;
+        case detail::Phase::benchmarking: rec.benchmark_ms += lost; break;
+        case detail::Phase::idle: break;  // restoring inputs, messages: framework time
+      }
+      if (reply.phase != detail::Phase::idle) backend_ms += lost;
       if (reply.kind == detail::WorkerReply::Kind::timeout)
         return std::pair{Status::timeout, fmt::format("timeout after {:g} s", spec_.timeout_s)};
       return std::pair{Status::runtime_failed, reply.message};
@@ -348,6 +376,8 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
       case detail::RunOutcome::launch_error:
       case detail::RunOutcome::error:
         return std::pair{Status::runtime_failed, r.message};
+      case detail::RunOutcome::input_modified:  // its outputs cannot be trusted: a wrong result
+        return std::pair{Status::verification_failed, r.message};
     }
     if (request.check_run) {
       const auto compare_start = Clock::now();

@@ -3,16 +3,22 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <new>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
 
 #include <fmt/format.h>
+
+#include "ktune/tuning/interruption.hpp"
+#include "live/temporary_directory.hpp"
 
 namespace ktune::live::detail {
 namespace {
@@ -65,7 +71,8 @@ std::string describe_status(int status) {
 }
 
 // The child: never returns.
-[[noreturn]] void serve(int fd, pid_t parent, const std::function<std::unique_ptr<KernelRunner>()>& make_runner) {
+[[noreturn]] void serve(int fd, pid_t parent, const std::function<std::unique_ptr<KernelRunner>()>& make_runner,
+                        std::atomic<std::uint8_t>* phase) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(0);  // the parent died before prctl took effect
   ::setpgid(0, 0);                          // its own group, so a timeout also kills a compiler it started
@@ -85,6 +92,7 @@ std::string describe_status(int status) {
     send_frame(fd, kSetupFailed, payload + e.what());
     ::_exit(0);
   }
+  runner->report_phase_to(phase);
   std::string out;
   encode(runner->backend().device_info(), out);
   if (!send_frame(fd, kHello, out)) ::_exit(0);
@@ -112,20 +120,27 @@ std::string describe_status(int status) {
 
 WorkerProcess::WorkerProcess(const std::function<std::unique_ptr<KernelRunner>()>& make_runner,
                              Clock::time_point setup_deadline) {
+  void* shared = ::mmap(nullptr, sizeof(std::atomic<std::uint8_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED)
+    throw std::runtime_error(fmt::format("cannot share memory with the worker: {}", std::strerror(errno)));
+  phase_ = new (shared) std::atomic<std::uint8_t>(static_cast<std::uint8_t>(Phase::idle));
   int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    ::munmap(shared, sizeof(std::atomic<std::uint8_t>));
     throw std::runtime_error(fmt::format("cannot create the worker's socket: {}", std::strerror(errno)));
+  }
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int err = errno;
     ::close(fds[0]);
     ::close(fds[1]);
+    ::munmap(shared, sizeof(std::atomic<std::uint8_t>));
     throw std::runtime_error(fmt::format("cannot start a worker process: {}", std::strerror(err)));
   }
   if (pid == 0) {
     ::close(fds[0]);
-    serve(fds[1], parent, make_runner);
+    serve(fds[1], parent, make_runner, phase_);
   }
   ::setpgid(pid, pid);  // also here: whichever of the two runs first, the group exists before we may kill it
   ::close(fds[1]);
@@ -135,6 +150,10 @@ WorkerProcess::WorkerProcess(const std::function<std::unique_ptr<KernelRunner>()
   std::string payload;
   std::uint8_t type = 0;
   const Wait wait = read_frame(payload, type, setup_deadline);
+  if (wait == Wait::interrupted) {
+    kill_and_reap();
+    throw Interrupted();
+  }
   if (wait == Wait::timeout) {
     kill_and_reap();
     throw std::runtime_error("the worker process did not finish setting up the backend in time");
@@ -155,6 +174,11 @@ WorkerProcess::WorkerProcess(const std::function<std::unique_ptr<KernelRunner>()
 }
 
 WorkerProcess::~WorkerProcess() {
+  end();
+  ::munmap(phase_, sizeof(std::atomic<std::uint8_t>));
+}
+
+void WorkerProcess::end() {
   if (!alive()) return;
   ::close(fd_);
   fd_ = -1;
@@ -178,8 +202,9 @@ WorkerProcess::Wait WorkerProcess::read_frame(std::string& payload, std::uint8_t
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) return Wait::timeout;
+    if (stop_requested()) return Wait::interrupted;
     pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30)));
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
     if (ready < 0) {
       if (errno == EINTR) continue;
       return Wait::eof;
@@ -223,10 +248,16 @@ WorkerReply WorkerProcess::run(const RunRequest& request, Clock::time_point dead
     case Wait::timeout:
       reply.kind = WorkerReply::Kind::timeout;
       kill_and_reap();
+      reply.phase = static_cast<Phase>(phase_->load());
+      return reply;
+    case Wait::interrupted:
+      reply.kind = WorkerReply::Kind::interrupted;
+      kill_and_reap();
       return reply;
     case Wait::eof:
       reply.kind = WorkerReply::Kind::died;
       reply.message = reap_dead();
+      reply.phase = static_cast<Phase>(phase_->load());
       return reply;
     case Wait::frame:
       break;
@@ -248,6 +279,7 @@ std::string WorkerProcess::kill_and_reap() {
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
     how = describe_status(status);
+    remove_temporary_directories_of(pid_);  // killed mid-compile, it could not remove its own
   }
   pid_ = -1;
   if (fd_ >= 0) ::close(fd_);
@@ -260,6 +292,7 @@ std::string WorkerProcess::reap_dead() {
   for (int i = 0; i < 500 && pid_ > 0; ++i) {
     int status = 0;
     if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      remove_temporary_directories_of(pid_);  // a crash leaves them behind
       pid_ = -1;
       if (fd_ >= 0) ::close(fd_);
       fd_ = -1;

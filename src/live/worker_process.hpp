@@ -12,6 +12,7 @@
 // The parent waits with poll() until a deadline. On timeout it SIGKILLs the worker's process group (the worker and
 // any compiler it started), reaps it and reports a timeout; a worker that dies (EOF) is reaped and its signal or exit
 // code reported. Either way the WorkerProcess is dead and the caller starts a new one for the next configuration.
+// The worker's own process group also keeps a terminal's Ctrl-C from reaching it: the parent decides what stops.
 //
 // Forking: fork() copies only the calling thread. The child must not need a lock another parent thread held at the
 // fork, so create workers while no other threads are busy (the CLI is single-threaded then); glibc's malloc is
@@ -29,9 +30,10 @@
 namespace ktune::live::detail {
 
 struct WorkerReply {
-  enum class Kind { result, timeout, died };
+  enum class Kind { result, timeout, died, interrupted };
   Kind kind = Kind::result;
   RunResult result;     // Kind::result
+  Phase phase = Phase::idle;  // timeout / died: the step the worker was in
   std::string message;  // timeout / died: "worker killed by SIGSEGV", "worker exited with code 3"
 };
 
@@ -50,16 +52,19 @@ class WorkerProcess {
   pid_t pid() const { return pid_; }
 
   // Sends the request and waits for the result until `deadline`. After a timeout or death the worker is not alive.
+  // A stop request (interruption.hpp) ends the wait within 100 ms: the worker is killed and the reply says so.
   WorkerReply run(const RunRequest& request, Clock::time_point deadline);
 
  private:
-  enum class Wait { frame, timeout, eof };
+  enum class Wait { frame, timeout, eof, interrupted };
   Wait read_frame(std::string& payload, std::uint8_t& type, Clock::time_point deadline);
   std::string kill_and_reap();  // SIGKILL the group, reap; returns how it ended
   std::string reap_dead();      // reap a child that closed its socket; returns how it ended
+  void end();                   // closes the socket, lets an idle child exit, kills one that does not
 
   pid_t pid_ = -1;
   int fd_ = -1;
+  std::atomic<std::uint8_t>* phase_ = nullptr;  // shared with the child (an anonymous shared mapping)
   DeviceInfo device_info_;
 };
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -16,6 +17,8 @@
 #include "ktune/methodology/baseline.hpp"
 #include "ktune/methodology/strategy_curve.hpp"
 #include "ktune/search_space.hpp"
+#include "ktune/tuning/hyperparameters.hpp"
+#include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/tune.hpp"
 #include "methodology/parallel_runs.hpp"
@@ -53,6 +56,11 @@ PreparedSpace prepare(const ComparisonSpace& s, const ComparisonOptions& o, bool
                                             s.name, p.objective));
   }
   p.result.name = s.name;
+  try {  // "not recorded" says more than the statistics' "fewer than two valid configurations"
+    check_objective_recorded(*s.results, p.objective);
+  } catch (const SimulationError& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", s.name, e.what()));
+  }
   p.result.stats = SpaceStatistics::from_results(s.name, *s.results, p.objective, minimization);
   p.result.range = p.result.stats.cutoff_range(o.cutoff_start, o.cutoff_end);
   p.result.budget_seconds = p.result.range.time_end * (1 + o.cutoff_margin);
@@ -126,6 +134,21 @@ StrategySpec parse_strategy_spec(const std::string& text) {
   spec.hyperparameters = parse_strategy_settings(spec.name, settings);
   make_strategy(spec.name, spec.hyperparameters);  // checks ranges and the combination
   return spec;
+}
+
+std::string canonical_strategy_text(const StrategySpec& spec) {
+  const StrategyInfo* info = find_strategy(spec.name);
+  if (!info) (void)make_strategy(spec.name);  // throws, listing the known strategies
+  const Hyperparameters resolved = Hyperparameters::resolve(spec.name, info->hyperparameters, spec.hyperparameters);
+  std::string text = spec.name;
+  char separator = ':';
+  for (const auto& [name, value] : resolved.values()) {
+    // Numbers by value (1, 1.0 and 1e0 are one setting), everything else by its representation.
+    const std::string shown = value.is_int() || value.is_float() ? fmt::format("{}", value.to_double()) : value.repr();
+    text += fmt::format("{}{}={}", separator, name, shown);
+    separator = ',';
+  }
+  return text;
 }
 
 std::string space_name_from_path(const std::string& path) {
@@ -204,7 +227,17 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
   const std::size_t n_spaces = prepared_.size();
   const std::size_t n_strategies = strategies.size(), repeats = static_cast<std::size_t>(options.repeats);
   std::vector<Run> runs(n_spaces * n_strategies * repeats);
+  // Interrupted (Ctrl-C): runs not started are skipped and a run cut short is dropped; only the (space, strategy)
+  // pairs whose runs all finished are scored.
+  std::vector<char> finished(runs.size(), 0);
+  std::atomic<std::size_t> runs_done{0};
+  std::mutex progress_mutex;
+  // Seeds come from the settings a strategy runs with, not from how they were spelled: the same settings get the
+  // same runs under every label.
+  std::vector<std::uint64_t> strategy_keys;
+  for (const auto& spec : strategies) strategy_keys.push_back(key_of(canonical_strategy_text(spec)));
   parallel_for(runs.size(), options.threads, [&](std::size_t job) {
+    if (stop_requested()) return;
     const std::size_t s = job / (n_strategies * repeats), k = job / repeats % n_strategies, r = job % repeats;
     const PreparedSpace& p = *prepared_[s];
     TuningOptions tuning;
@@ -212,11 +245,18 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
     constexpr int kAttempts = 20;  // as the reference
     for (int attempt = 0;; ++attempt) {
       auto strategy = make_strategy(strategies[k].name, strategies[k].hyperparameters);
-      tuning.seed = seed_of(options.seed, key_of(p.result.name), key_of(strategies[k].label), r,
-                            static_cast<std::uint64_t>(attempt));
-      Run run = run_of(tune(*p.space, *p.evaluator, *strategy, tuning).trace);
+      tuning.seed = seed_of(options.seed, key_of(p.result.name), strategy_keys[k], r, static_cast<std::uint64_t>(attempt));
+      TuningResult result = tune(*p.space, *p.evaluator, *strategy, tuning);
+      if (result.stop_reason == StopReason::interrupted) return;
+      Run run = run_of(result.trace);
       if (enough_inside(run, p.result, p.min_evaluations)) {
         runs[job] = std::move(run);
+        finished[job] = 1;
+        const std::size_t done = ++runs_done;
+        if (options.progress) {
+          std::lock_guard lock(progress_mutex);
+          options.progress(done, runs.size());
+        }
         return;
       }
       if (attempt + 1 == kAttempts)
@@ -225,6 +265,15 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
     }
   });
   report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.runs_total = runs.size();
+  report.runs_finished = runs_done;
+  report.interrupted = report.runs_finished < report.runs_total;
+  const auto pair_finished = [&](std::size_t s, std::size_t k) {
+    if (k >= n_strategies) return true;  // external runs
+    for (std::size_t r = 0; r < repeats; ++r)
+      if (!finished[(s * n_strategies + k) * repeats + r]) return false;
+    return true;
+  };
 
   // Curves and scores, per (space, strategy).
   const std::size_t n_all = report.strategies.size();
@@ -234,13 +283,18 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
     SpaceResult& space = results[s];
     StrategyOnSpace& out = space.strategies[k];
     out.strategy = report.strategies[k];
+    if (!pair_finished(s, k)) {
+      out.score = std::nan("");
+      return;
+    }
     if (k < n_strategies) {
       for (std::size_t r = 0; r < repeats; ++r) out.runs.push_back(std::move(runs[(s * n_strategies + k) * repeats + r]));
     } else {
       out.runs = external.at(out.strategy).at(space.name);
     }
     CurveOptions curve_options;
-    curve_options.seed = seed_of(options.seed, key_of(space.name), key_of(out.strategy), 0xc0ffee);
+    curve_options.seed =
+        seed_of(options.seed, key_of(space.name), k < n_strategies ? strategy_keys[k] : key_of(out.strategy), 0xc0ffee);
     try {
       out.curve = strategy_curve_over_time(out.runs, space.stats, space.time_points, curve_options);
       out.performance = standardised_performance(out.curve.values, space.baseline, space.stats.optimum());
@@ -256,6 +310,14 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
     a.strategy = report.strategies[k];
     a.performance.assign(options.resolution, 0.0);
     std::vector<double> stopping;
+    bool complete = true;
+    for (std::size_t s = 0; s < n_spaces; ++s) complete = complete && pair_finished(s, k);
+    if (!complete) {  // interrupted before every space had all its runs: no aggregate
+      a.performance.clear();
+      a.score = a.error = std::nan("");
+      report.aggregate.push_back(std::move(a));
+      continue;
+    }
     for (const auto& space : report.spaces) {
       for (std::size_t j = 0; j < options.resolution; ++j) a.performance[j] += space.strategies[k].performance[j];
       stopping.push_back(space.strategies[k].curve.real_stopping_fraction);

@@ -10,6 +10,7 @@
 #include "ktune/methodology/hyperparameter_space.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
+#include "ktune/tuning/interruption.hpp"
 
 namespace ktune::methodology {
 namespace {
@@ -43,8 +44,11 @@ EvaluationOutcome HyperparameterEvaluator::evaluate(std::size_t index) {
     spec.hyperparameters.insert(spec.hyperparameters.end(), fixed_.begin(), fixed_.end());
     (void)make_strategy(spec.name, spec.hyperparameters);  // rejects a bad combination before any run
     const ComparisonReport report = training_.run({spec});
+    if (report.interrupted) throw Interrupted();  // a partial score is no score: the setting is scored again on resume
     s.score = report.aggregate.front().score;
     for (const auto& space : report.spaces) s.space_scores.push_back(space.strategies.front().score);
+  } catch (const Interrupted&) {
+    throw;
   } catch (const HyperparameterError& e) {
     s.status = Status::invalid;
     s.message = e.what();
@@ -88,7 +92,9 @@ std::vector<double> score_settings(const Comparison& spaces, const std::vector<S
   std::vector<double> scores;
   for (const auto& spec : settings) {
     try {
-      scores.push_back(spaces.run({spec}).aggregate.front().score);
+      const ComparisonReport report = spaces.run({spec});
+      if (report.interrupted) throw Interrupted();
+      scores.push_back(report.aggregate.front().score);
     } catch (const std::runtime_error&) {
       scores.push_back(std::nan(""));
     }
@@ -104,6 +110,7 @@ std::vector<double> mean_scores_over_seeds(const std::vector<ComparisonSpace>& s
   for (const std::uint64_t seed : seeds) {
     options.seed = seed;
     const ComparisonReport report = Comparison(spaces, options).run(settings);
+    if (report.interrupted) throw Interrupted();
     for (std::size_t i = 0; i < settings.size(); ++i) sums[i] += report.aggregate[i].score;
   }
   for (double& s : sums) s /= static_cast<double>(seeds.size());

@@ -14,6 +14,7 @@
 #include "ktune/multiobjective/pareto.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
+#include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/tune.hpp"
 #include "methodology/parallel_runs.hpp"
 
@@ -167,15 +168,18 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
   std::vector<std::vector<double>> curves(spaces.size() * n_strategies * repeats);
   std::vector<std::vector<double>> finals(curves.size());
   parallel_for(curves.size(), options.threads, [&](std::size_t job) {
+    if (stop_requested()) return;
     const std::size_t s = job / (n_strategies * repeats), k = job / repeats % n_strategies, r = job % repeats;
     const PreparedMoSpace& p = prepared[s];
     TuningOptions tuning;
     tuning.budget.max_evaluations = options.budget;
-    tuning.seed = seed_of(options.seed, key_of(p.result.name), key_of(all[k].label), r);
+    tuning.seed = seed_of(options.seed, key_of(p.result.name), key_of(canonical_strategy_text(all[k])), r);
     auto strategy = make_strategy(all[k].name, all[k].hyperparameters);
     const auto result = tune(*p.space, *p.evaluator, *strategy, tuning);
     curves[job] = igd_curve(result.trace, p, options.budget, finals[job]);
   });
+  // Interrupted: IGD+ curves need every run; nothing is scored.
+  if (stop_requested()) throw Interrupted();
 
   const std::vector<double> ref(m, kReference);
   for (std::size_t s = 0; s < spaces.size(); ++s) {

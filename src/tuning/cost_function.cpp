@@ -23,6 +23,7 @@ const char* to_string(StopReason reason) {
     case StopReason::time_limit: return "time limit";
     case StopReason::target_reached: return "target reached";
     case StopReason::stalled: return "stalled";
+    case StopReason::interrupted: return "interrupted";
   }
   return "?";
 }
@@ -81,6 +82,11 @@ void CostFunction::count_free_request() {
     stop_ = StopReason::stalled;
     throw BudgetExhausted();
   }
+  // A strategy busy with free requests must still hear a stop request, without an atomic load per request.
+  if (free_requests_in_a_row_ % 4096 == 0 && stop_requested()) {
+    stop_ = StopReason::interrupted;
+    throw BudgetExhausted();
+  }
 }
 
 double CostFunction::operator()(std::span<const std::uint32_t> config) {
@@ -92,6 +98,10 @@ double CostFunction::operator()(std::span<const std::uint32_t> config) {
 }
 
 std::size_t CostFunction::evaluate_new(std::size_t index) {
+  if (stop_requested()) {
+    stop_ = StopReason::interrupted;
+    throw BudgetExhausted();
+  }
   const auto asked = Clock::now();
   const double strategy_ms = to_ms(asked - last_return_);
   const bool simulated = evaluator_.simulated();
@@ -101,7 +111,14 @@ std::size_t CostFunction::evaluate_new(std::size_t index) {
     check_time();
     if (stop_) throw BudgetExhausted();
   }
-  const EvaluationOutcome outcome = evaluator_.evaluate(index);
+  EvaluationOutcome outcome;
+  try {
+    outcome = evaluator_.evaluate(index);
+  } catch (const Interrupted&) {
+    // The evaluation was abandoned: no result for it (a resumed run measures it again).
+    stop_ = StopReason::interrupted;
+    throw BudgetExhausted();
+  }
   double charged = outcome.charged_ms;
   if (options_.charge_strategy_time) charged += strategy_ms;
   clock_ms_ = simulated ? clock_ms_ + charged : to_ms(Clock::now() - start_);

@@ -77,18 +77,23 @@ SimulationEvaluator::SimulationEvaluator(const SearchSpace& space, std::shared_p
     throw SimulationError(fmt::format("none of the {} recorded configurations is a configuration of the problem "
                                       "(the parameter values differ)",
                                       records.size()));
-  for (std::size_t j = 0; j < k; ++j) {
-    if (found[j] > 0) continue;
-    std::set<std::string> available;
-    for (const auto& r : records)
-      if (r.status == Status::ok)
-        for (const auto& m : r.measurements)
-          if (m.value.is_numeric()) available.insert(m.name);
-    if (std::any_of(records.begin(), records.end(), [](const auto& r) { return !r.runtimes_ms.empty(); }))
-      available.insert("time");
-    throw SimulationError(fmt::format("objective '{}' is not recorded for any successful configuration; recorded: {}",
-                                      objectives_[j].name, fmt::join(available, ", ")));
-  }
+  for (std::size_t j = 0; j < k; ++j)
+    if (found[j] == 0) check_objective_recorded(*results_, objectives_[j].name);
+}
+
+void check_objective_recorded(const io::ResultsFile& results, std::string_view objective) {
+  const auto& records = results.records;
+  if (std::any_of(records.begin(), records.end(), [&](const auto& r) { return r.objective(objective).has_value(); }))
+    return;
+  std::set<std::string> available;
+  for (const auto& r : records)
+    if (r.status == Status::ok)
+      for (const auto& m : r.measurements)
+        if (m.value.is_numeric()) available.insert(m.name);
+  if (std::any_of(records.begin(), records.end(), [](const auto& r) { return !r.runtimes_ms.empty(); }))
+    available.insert("time");
+  throw SimulationError(fmt::format("objective '{}' is not recorded for any successful configuration; recorded: {}",
+                                    objective, fmt::join(available, ", ")));
 }
 
 SearchSpace space_from_results(const io::ResultsFile& results) {

@@ -88,16 +88,19 @@ TEST(WorkerProtocol, ResultAndDeviceInfoRoundTrip) {
 
 std::unique_ptr<KernelRunner> fake_runner(testing::FakeBackendOptions options = {}) {
   auto backend = std::make_unique<testing::FakeBackend>(options);
-  std::vector<live::KernelArgument> arguments(3);
-  arguments[0].bytes.resize(16);
-  arguments[1].bytes.resize(16);
-  arguments[1].access = live::Access::write_only;
-  arguments[2].type = live::ElementType::int32;
-  arguments[2].scalar = true;
-  arguments[2].bytes.resize(4);
+  // The runner keeps a view of the arguments: they must outlive it.
+  static const std::vector<live::KernelArgument> arguments = [] {
+    std::vector<live::KernelArgument> a(3);
+    a[0].bytes.resize(16);
+    a[1].bytes.resize(16);
+    a[1].access = live::Access::write_only;
+    a[2].type = live::ElementType::int32;
+    a[2].scalar = true;
+    a[2].bytes.resize(4);
+    return a;
+  }();
   backend->set_arguments(arguments);
-  return std::make_unique<KernelRunner>(std::move(backend), live::KernelSource{"", "", "", {}},
-                                        std::vector<std::size_t>{16, 16, 4});
+  return std::make_unique<KernelRunner>(std::move(backend), live::KernelSource{"", "", "", {}}, arguments);
 }
 
 TEST(KernelRunner, OutcomesOfEachStep) {

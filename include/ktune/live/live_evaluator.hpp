@@ -53,6 +53,13 @@ struct LiveEvaluatorOptions {
   ObserverOptions observer_options = {};  // its device is taken from the spec's backend options
 };
 
+// The device `spec` names, as its backend reports it, before any space is built: Kernel Tuner takes the block-size
+// limit of the implicit constraint from the device. The backend starts in a short-lived worker process when
+// `isolate` (so no driver state is left in this process before the evaluator forks its own worker). Throws as the
+// LiveEvaluator's constructor does for an unavailable backend, and Interrupted.
+DeviceInfo probe_device(const KernelSpecification& spec, bool isolate = true,
+                        const std::function<std::unique_ptr<Backend>()>& backend_factory = {});
+
 class LiveEvaluator final : public Evaluator {
  public:
   // Validates the spec, makes the arguments, loads the source, reads reference files, starts the backend (a worker

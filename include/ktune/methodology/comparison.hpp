@@ -4,6 +4,7 @@
 // each strategy's curve C(T) and standardised performance P(T); the aggregate is the mean of P over the spaces, and
 // a strategy's score is the mean of that over the time points.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,10 @@ struct StrategySpec {
 };
 // Checks the strategy and its hyperparameters against the registry; throws HyperparameterError.
 StrategySpec parse_strategy_spec(const std::string& text);
+// The settings a spec runs with, every hyperparameter resolved (defaults included) in declaration order:
+// "simulated_annealing", "simulated_annealing:T=0.00625" and the full default label give the same text. Runs are
+// seeded from it, so the same settings get the same runs whatever the label.
+std::string canonical_strategy_text(const StrategySpec& spec);
 
 struct ComparisonSpace {
   std::string name;  // "A100_convolution_milo" for benchmark_hub's cachefiles/convolution_milo/A100_T4.json.gz
@@ -48,10 +53,14 @@ struct ComparisonOptions {
   std::string objective;          // empty: the file's objective, else "time"
   std::optional<bool> minimization;  // default: inferred from the objective's name
   BaselineKind baseline = BaselineKind::reference;  // exact: unbiased on small spaces (see baseline.hpp)
+  // Told after each finished run (runs finished, runs in all), from one thread at a time: progress lines.
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 struct StrategyOnSpace {
   std::string strategy;  // label
+  // An interrupted comparison scores only the pairs whose runs all finished; the others have no runs, no curve and
+  // a NaN score.
   std::vector<Run> runs;
   StrategyCurve curve;
   std::vector<double> performance;  // P(T)
@@ -81,6 +90,10 @@ struct ComparisonReport {
   std::vector<SpaceResult> spaces;
   std::vector<AggregateResult> aggregate;  // in the order of `strategies`
   double run_seconds = 0, scoring_seconds = 0;
+  // A stop request (Ctrl-C) ends the runs early: interrupted, with fewer runs finished than in all. Strategies with
+  // an unfinished space then have a NaN aggregate score (and no performance curve).
+  bool interrupted = false;
+  std::size_t runs_finished = 0, runs_total = 0;
 };
 
 // Runs recorded elsewhere, per strategy label and space name.
@@ -101,7 +114,8 @@ class Comparison {
   Comparison& operator=(Comparison&&) noexcept;
 
   // Runs and scores the strategies (and the external runs). Deterministic for a seed, whatever the number of
-  // threads; a strategy's runs depend on the seed, the space's name and the strategy's label only.
+  // threads; a strategy's runs depend on the seed, the space's name and the strategy's settings only (its
+  // canonical_strategy_text, not its label).
   ComparisonReport run(const std::vector<StrategySpec>& strategies, const ExternalRuns& external = {}) const;
 
   const ComparisonOptions& options() const { return options_; }

@@ -17,6 +17,7 @@
 
 #include "ktune/tuning/budget.hpp"
 #include "ktune/tuning/evaluator.hpp"
+#include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/trace.hpp"
 
 namespace ktune {
@@ -36,6 +37,7 @@ enum class StopReason {
   time_limit,
   target_reached,
   stalled,  // a million requests in a row without a new evaluation (revisits, invalid configurations)
+  interrupted,  // a stop was requested (Ctrl-C, SIGTERM: see interruption.hpp)
 };
 const char* to_string(StopReason reason);  // "strategy finished", "space exhausted", ...
 

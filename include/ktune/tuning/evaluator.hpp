@@ -33,7 +33,8 @@ class Evaluator {
   virtual bool simulated() const = 0;
 
   // Evaluates configuration `index` of the space the evaluator was made for. The returned span stays valid until
-  // the next call. Never throws for a failing configuration: failures are outcomes.
+  // the next call. Never throws for a failing configuration: failures are outcomes. May throw Interrupted
+  // (interruption.hpp) when a stop was requested while it ran: the configuration then has no result.
   virtual EvaluationOutcome evaluate(std::size_t index) = 0;
   // The full record of the evaluation of `index` (which has been evaluated), for result files. clock_ms and
   // strategy_ms are left for the caller to fill in.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "ktune/io/results_file.hpp"
@@ -60,6 +61,9 @@ class SimulationEvaluator final : public Evaluator {
   std::vector<double> missing_values_;        // NaNs for absent configurations
   std::size_t recorded_ = 0, outside_ = 0;
 };
+
+// Throws SimulationError, naming what is recorded, when no record of `results` has `objective`.
+void check_objective_recorded(const io::ResultsFile& results, std::string_view objective);
 
 // The search space of a results file used without a problem definition: its recorded configurations, failures
 // included (they are part of the space: a strategy may run into them), except those recorded as invalid.

@@ -30,6 +30,7 @@
 #include <thread>
 
 #include "live/backends/backend_factories.hpp"
+#include "live/temporary_directory.hpp"
 
 extern char** environ;
 
@@ -37,29 +38,6 @@ namespace ktune::live {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A private directory under $TMPDIR (or /tmp), removed with everything in it when this object dies.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/ktune-cpp-XXXXXX";
-    if (!mkdtemp(pattern.data()))
-      throw std::runtime_error("cpp backend: cannot create a temporary directory from " + pattern + ": " +
-                               std::strerror(errno));
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::vector<std::string> split_words(const std::string& command) {
   std::istringstream in(command);
@@ -83,8 +61,17 @@ CommandResult run_command(const std::vector<std::string>& argv, const fs::path& 
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  // The compiler's own temporary files go in our directory too, so that they go with it whatever ends the compile
+  // (a timeout kills the worker and the compiler; the directory is then removed by the worker's parent).
+  std::vector<std::string> environment;
+  for (char** e = environ; *e; ++e)
+    if (!std::string_view(*e).starts_with("TMPDIR=")) environment.emplace_back(*e);
+  environment.push_back("TMPDIR=" + log_file.parent_path().string());
+  std::vector<char*> envp;
+  for (auto& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
-  const int spawn_error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int spawn_error = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   CommandResult result;
   if (spawn_error != 0) {
@@ -241,7 +228,7 @@ class CppBackend final : public Backend {
     }
     compiler_ = split_words(command);
     if (compiler_.empty()) throw BackendUnavailable("cpp backend: the compiler command is empty");
-    TempDir dir;
+    TemporaryDirectory dir;
     std::vector<std::string> argv = compiler_;
     argv.push_back("--version");
     const CommandResult version = run_command(argv, dir.path() / "version.log");
@@ -314,7 +301,7 @@ class CppBackend final : public Backend {
   std::unique_ptr<CompiledKernel> compile(const KernelSource& source, const Defines& defines) override {
     const bool cxx = is_cplusplus(source);
     const bool openmp = source.code.find("#pragma omp") != std::string::npos;
-    TempDir dir;
+    TemporaryDirectory dir;
     const fs::path source_file = dir.path() / (cxx ? "kernel.cpp" : "kernel.c");
     const fs::path library_file = dir.path() / "kernel.so";
     {
