@@ -1,10 +1,12 @@
 # Top-level entry points. Every target installs what it needs first (scripts/setup.sh is idempotent).
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
 JOBS       ?= 2
 SHARED     ?= $(abspath ../shared)
 
-.PHONY: setup build run test bench asan clean
+.PHONY: setup build run test bench asan fuzz clean
 
 setup:
 	@bash scripts/setup.sh
@@ -30,5 +32,12 @@ asan: setup
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# libFuzzer targets (fuzz/, docs/fuzzing.md), built with clang and ASan+UBSan, run one after another for FUZZ_SECONDS
+# each on a scratch copy of the committed corpus; non-zero if any finds a crash, hang, leak or sanitizer report.
+fuzz: setup
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DKTUNE_FUZZ=ON
+	cmake --build $(FUZZ_BUILD) --target ktune_fuzzers -j $(JOBS)
+	bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

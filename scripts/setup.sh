@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs (idempotently, by Debian package name) everything ktune needs to build, test and benchmark.
+# Installs (idempotently, by Debian package name) everything ktune needs to build, test, benchmark and fuzz
+# (clang and libclang-rt-dev, which has libFuzzer, for `make fuzz`).
 set -euo pipefail
 PACKAGES=(
   build-essential cmake make g++ pkg-config
@@ -7,6 +8,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   libeigen3-dev libnlopt-dev libnlopt-cxx-dev
   libffi-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  clang libclang-rt-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

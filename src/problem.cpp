@@ -48,10 +48,10 @@ void check_name(const std::string& name, const char* what) {
 void check_parameter_value(const Parameter& p, std::size_t position, const Value& v) {
   if (v.is_none() || v.is_list())
     throw ProblemError(fmt::format("parameter '{}': value {} at position {} is a {}; values must be bool, int, float "
-                                   "or str", p.name, v.repr(), position, v.type_name()));
+                                   "or str", p.name, v.repr(), position + 1, v.type_name()));
   if (v.is_float() && !std::isfinite(v.as_float()))
     throw ProblemError(fmt::format("parameter '{}': value {} at position {} is not a finite number", p.name, v.repr(),
-                                   position));
+                                   position + 1));
 }
 
 // Duplicates are values of the same type and value (same_value): [1, 2, 1], [0.5, 0.5], ['a', 'a']. Values that are
@@ -69,7 +69,7 @@ void check_duplicate_values(const Parameter& p) {
       const auto [it, inserted] = strings.emplace(v.as_string(), i);
       if (!inserted)
         throw ProblemError(fmt::format("parameter '{}' has duplicate value {} (positions {} and {})", p.name, v.repr(),
-                                       it->second, i));
+                                       it->second + 1, i + 1));
     } else if (v.is_numeric()) {
       numbers.emplace_back(v.to_double(), i);
     }
@@ -84,7 +84,7 @@ void check_duplicate_values(const Parameter& p) {
         const std::size_t second = std::max(numbers[a].second, numbers[b].second);
         if (same_value(p.values[first], p.values[second]))
           throw ProblemError(fmt::format("parameter '{}' has duplicate value {} (positions {} and {})", p.name,
-                                         p.values[second].repr(), first, second));
+                                         p.values[second].repr(), first + 1, second + 1));
       }
     begin = end;
   }

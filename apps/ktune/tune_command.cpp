@@ -34,6 +34,7 @@
 #include "ktune/live/live_evaluator.hpp"
 #include "ktune/multiobjective/trace_front.hpp"
 #include "ktune/search_space.hpp"
+#include "ktune/tuning/console_reporter.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/tune.hpp"
 
@@ -67,33 +68,7 @@ struct TuneOptions {
   std::vector<std::string> derived;
   std::optional<std::int64_t> max_threads;
   bool no_implicit_block_constraint = false;
-};
-
-// "\r 1,234 evaluations  best time 1.2345  clock 12.3 s" on stderr, at most four times a second.
-class ProgressLine final : public TuningListener {
- public:
-  void on_evaluation(const CostFunction& cost, std::size_t) override {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(250)) return;
-    last_ = now;
-    print(cost.trace(), cost.evaluations(), cost.clock_ms());
-  }
-  void finish(const Trace& trace, std::uint64_t evaluations, double clock_ms) {
-    print(trace, evaluations, clock_ms);
-    std::fputc('\n', stderr);
-  }
-
- private:
-  void print(const Trace& trace, std::uint64_t evaluations, double clock_ms) {
-    const auto best = trace.best();
-    const std::string best_text =
-        best ? fmt::format("best {} {:.6g}", trace.objectives().front().name, trace.values(*best).front()) : "no valid result yet";
-    std::fprintf(stderr, "\r%s", fmt::format("  {:>9} evaluations  {}  clock {:.1f} s   ", evaluations, best_text,
-                                             clock_ms / 1000.0)
-                                     .c_str());
-    std::fflush(stderr);
-  }
-  std::chrono::steady_clock::time_point last_{};
+  bool verbose = false;
 };
 
 nlohmann::json configuration_json(const Problem& problem, const std::vector<Value>& values) {
@@ -304,12 +279,24 @@ int run_tune(const TuneOptions& o) {
     appender = std::make_unique<CacheAppender>(*cache, "ktune tune");
     options.listeners.push_back(appender.get());
   }
-  ProgressLine progress;
-  const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
-  if (show_progress) options.listeners.push_back(&progress);
+  // The console (stderr): header, a line per configuration (live runs, or --verbose), progress; not with --quiet.
+  ConsoleReporterOptions console_options;
+  console_options.configuration_lines = o.verbose || (live_run && !o.quiet);
+  console_options.progress = !o.quiet;
+  ConsoleReporter console(console_options);
+  if (!o.quiet || o.verbose) {
+    std::string strategy_text = o.strategy;
+    for (const auto& s : o.settings) strategy_text += " " + s;
+    const std::string where =
+        live_run ? fmt::format("live on {} ({} backend)", evaluator->device_name(), spec->backend)
+                 : fmt::format("simulated from {}{}", o.simulate_path,
+                               results->device_name.empty() ? "" : " (" + results->device_name + ")");
+    console.header({space->problem().name, where, strategy_text, budget, o.seed}, *space);
+    options.listeners.push_back(&console);
+  }
 
   TuningResult result = tune(*space, *evaluator, *strategy, options);
-  if (show_progress) progress.finish(result.trace, result.evaluations, result.clock_ms);
+  console.finish(result);
   if (cache) cache->close();
 
   const Trace& trace = result.trace;
@@ -399,6 +386,9 @@ int run_tune(const TuneOptions& o) {
   out["clock_seconds"] = result.clock_seconds();
   out["stop_reason"] = to_string(result.stop_reason);
   out["failures"] = failures;
+  std::map<std::string, std::size_t> statuses;  // every evaluation by how it ended ("ok", "compile-failed", ...)
+  for (const auto& e : trace.entries()) ++statuses[std::string(to_string(e.status))];
+  out["statuses"] = statuses;
   out["resumed"] = options.resumed.size();
   out["space_size"] = space->size();
   out["strategy"] = o.strategy;
@@ -470,18 +460,19 @@ int run_tune(const TuneOptions& o) {
   else
     std::cout << fmt::format("{} on {} ({} configurations), live on {} ({} backend)\n", o.strategy,
                              space->problem().name, space->size(), evaluator->device_name(), spec->backend);
-  std::cout << fmt::format("{} evaluations ({} failed), tuning clock {:.1f} s, stopped: {}\n", result.evaluations,
-                           failures, result.clock_seconds(), to_string(result.stop_reason));
+  std::cout << fmt::format("{} evaluations ({}), tuning clock {:.1f} s, stopped: {}\n", result.evaluations,
+                           ConsoleReporter::failures_text(trace), result.clock_seconds(),
+                           to_string(result.stop_reason));
   if (best) {
     const TraceEntry& e = trace[*best];
-    const auto values = space->values_at(e.index);
-    std::string config;
-    for (std::size_t p = 0; p < values.size(); ++p)
-      config += fmt::format("{}{}={}", p ? " " : "", space->param_name(p), values[p].repr());
-    // Kernel Tuner records times in milliseconds.
-    const std::string unit = objectives.front().name == "time" ? " ms" : "";
-    std::cout << fmt::format("best {} = {:.6g}{} (evaluation {}, at {:.1f} s)\n  {}\n", objectives.front().name,
-                             trace.values(*best).front(), unit, *best + 1, e.clock_ms / 1000.0, config);
+    const EvaluationRecord record = record_at(*best);
+    const std::string unit = ConsoleReporter::unit_of(record, objectives.front().name);
+    std::cout << fmt::format("best {} = {:.6g}{}{} (evaluation {}, at {:.1f} s)\n  {}\n", objectives.front().name,
+                             trace.values(*best).front(), unit.empty() ? "" : " ", unit, *best + 1,
+                             e.clock_ms / 1000.0, ConsoleReporter::configuration_text(*space, e.index));
+    // The best configuration's other measurements (metrics, energy, accuracy), as the lines showed them.
+    if (record.measurements.size() > (record.find(objectives.front().name) ? 1u : 0u))
+      std::cout << "  " << ConsoleReporter::outcome_text(record, objectives.front().name) << "\n";
   } else {
     std::cout << "no configuration succeeded\n";
   }
@@ -546,7 +537,10 @@ Command add_tune_command(CLI::App& app) {
       ->excludes(max_threads);
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_flag("--trace", o->trace, "Include every evaluation in the JSON output");
-  sub->add_flag("--quiet", o->quiet, "No progress line or warnings");
+  sub->add_flag("--quiet", o->quiet, "No header, configuration lines, progress line or warnings on stderr");
+  sub->add_flag("--verbose", o->verbose,
+                "One line per evaluated configuration on stderr in simulated runs too (live runs show them unless "
+                "--quiet)");
   // Live tuning (a T1 file with a KernelSpecification, no --simulate): overrides of the file's settings.
   sub->add_option("--backend", o->backend, "Live: the backend (cpp, opencl, cuda) instead of the file's language");
   sub->add_option("--iterations", o->iterations, "Live: timed launches per configuration (after one warm-up)")

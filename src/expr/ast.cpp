@@ -10,6 +10,7 @@ NodePtr Node::clone() const {
   n->kind = kind;
   n->begin = begin;
   n->end = end;
+  n->op = op;
   n->value = value;
   n->name = name;
   n->unary_op = unary_op;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "ktune/expr/evaluator.hpp"
 
@@ -344,6 +345,33 @@ struct CompiledExpressionBuilder {
   };
   std::vector<Local> locals;  // comprehension variables in scope, innermost last
   std::size_t depth = 0;
+  int unreachable = 0;  // > 0 while compiling a part that constants make unreachable (`False and ...`)
+
+  // The value of a subtree that has no parameters in it, or nullopt (it has, or evaluating it raises).
+  std::optional<Value> constant_value(const Node& n) const {
+    std::vector<std::string> bound;
+    if (n.kind == NodeKind::Constant) return n.value;
+    if (!closed(n, bound)) return std::nullopt;
+    try {
+      return evaluate(
+          n,
+          [this](std::string_view name) -> const Value* {
+            const auto it = constants.find(name);
+            return it == constants.end() ? nullptr : &it->second;
+          },
+          source);
+    } catch (const EvalError&) {
+      return std::nullopt;
+    }
+  }
+
+  // Compiles `n`, as unreachable when `skip` (a constant decided it is never evaluated).
+  Types compile_maybe_skipped(const Node& n, bool skip) {
+    unreachable += skip;
+    const Types t = compile(n);
+    unreachable -= skip;
+    return t;
+  }
 
   [[noreturn]] void fail(const std::string& message, int column) const {
     throw ExpressionError(message, std::string(source), column);
@@ -420,6 +448,7 @@ struct CompiledExpressionBuilder {
   }
 
   Types compile(const Node& n) {
+    std::optional<std::pair<std::string, int>> raises;  // a constant part raising a TypeError: message, column
     if (n.kind != NodeKind::Constant && n.kind != NodeKind::Name) {
       std::vector<std::string> bound;
       if (closed(n, bound)) {
@@ -433,11 +462,24 @@ struct CompiledExpressionBuilder {
               source);
           emit_constant(v);
           return types_of(v);
-        } catch (const EvalError&) {
-          // Fails for every configuration; compile it so the error is raised (and counted) at evaluation.
+        } catch (const EvalError& e) {
+          // Raises whatever the configuration: a mistake in the expression, reported now (issue 19). Where the
+          // part can never run (`True or 1 // 0`), it is compiled so the error stays where Python has it.
+          if (!unreachable) {
+            const int column = e.column() >= 0 ? e.column() : n.error_column();
+            if (e.kind() != EvalErrorKind::Type) fail("always raises " + std::string(e.what()), column);
+            raises.emplace("always raises " + std::string(e.what()), column);
+          }
         }
       }
     }
+    // For a TypeError the type checker's own message, where it has one ("type mismatch: ..."), comes first.
+    const Types types = compile_node(n);
+    if (raises) fail(raises->first, raises->second);
+    return types;
+  }
+
+  Types compile_node(const Node& n) {
     switch (n.kind) {
       case NodeKind::Constant: emit_constant(n.value); return types_of(n.value);
       case NodeKind::Name: return compile_name(n);
@@ -448,10 +490,13 @@ struct CompiledExpressionBuilder {
         const Op jump = n.bool_op == BoolOpKind::And ? kJumpIfFalseOrPop : kJumpIfTrueOrPop;
         std::vector<std::uint32_t> exits;
         Types r{0, 0};
+        bool decided = false;  // a constant operand short-circuits: the operands after it never run
         for (std::size_t i = 0; i < n.children.size(); ++i) {
-          const Types c = compile(*n.children[i]);
+          const Types c = compile_maybe_skipped(*n.children[i], decided);
           r.t |= c.t;
           r.elem |= c.elem;
+          if (const auto v = constant_value(*n.children[i]))
+            decided = decided || (n.bool_op == BoolOpKind::And ? !v->truthy() : v->truthy());
           if (i + 1 < n.children.size()) {
             exits.push_back(here());
             emit(jump);
@@ -463,15 +508,16 @@ struct CompiledExpressionBuilder {
       }
       case NodeKind::IfExp: {
         compile(*n.children.at(1));
+        const auto test = constant_value(*n.children[1]);
         const std::uint32_t to_else = here();
         emit(kPopJumpIfFalse);
         pop();
-        const Types body = compile(*n.children.at(0));
+        const Types body = compile_maybe_skipped(*n.children.at(0), test && !test->truthy());
         const std::uint32_t to_end = here();
         emit(kJump);
         pop();
         patch(to_else);
-        const Types orelse = compile(*n.children.at(2));
+        const Types orelse = compile_maybe_skipped(*n.children.at(2), test && test->truthy());
         patch(to_end);
         return {body.t | orelse.t, body.elem | orelse.elem};
       }
@@ -555,6 +601,12 @@ struct CompiledExpressionBuilder {
     const Types a = compile(left);
     const std::uint32_t right_start = here();
     const Types b = compile(right);
+    if (!unreachable && (n.binary_op == BinaryOp::Div || n.binary_op == BinaryOp::FloorDiv ||
+                         n.binary_op == BinaryOp::Mod)) {
+      const auto divisor = constant_value(right);
+      if (divisor && divisor->is_numeric() && divisor->to_double() == 0.0)
+        fail("always raises ZeroDivisionError: the divisor is 0", n.error_column());
+    }
     const bool nonneg = right.kind == NodeKind::Constant && right.value.is_int() && right.value.as_int() >= 0;
     Types r{0, 0};
     for (unsigned ta = 0; ta < 6; ++ta) {
@@ -816,6 +868,11 @@ struct CompiledExpressionBuilder {
     const Types iterable = compile(*n.children.at(1));
     if (!(iterable.t & kSequence))
       fail("type mismatch: '" + type_names(iterable.t) + "' object is not iterable", n.children[1]->begin);
+    // Over a constant empty sequence, the element and condition never run.
+    const auto items = constant_value(*n.children[1]);
+    const bool empty = items && ((items->is_list() && items->as_list().empty()) ||
+                                 (items->is_string() && items->as_string().empty()));
+    unreachable += empty;
     emit(kIterBegin);
     pop();
     const auto local = static_cast<std::uint16_t>(out.num_locals_++);
@@ -836,6 +893,7 @@ struct CompiledExpressionBuilder {
     emit(kJump, 0, loop);
     patch(loop);
     if (has_cond) out.code_[skip].arg2 = loop;
+    unreachable -= empty;
     locals.pop_back();
     emit(kIterEnd);
     push();

@@ -2,6 +2,7 @@
 #include "ktune/expr/errors.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace ktune::expr {
 
@@ -20,19 +21,22 @@ ExpressionError ExpressionError::with_context(const std::string& context) const 
 
 std::string ExpressionError::format(const std::string& message, const std::string& source, int column,
                                     const std::string& context) {
-  std::string out = context.empty() ? message : context + ": " + message;
   // The source is shown on one line; tabs are kept in the caret line so the caret stays aligned, and a UTF-8
-  // character takes one caret column.
+  // character takes one caret column (and counts as one column in the message).
   std::string shown = source;
   std::replace(shown.begin(), shown.end(), '\n', ' ');
   std::replace(shown.begin(), shown.end(), '\r', ' ');
   const auto col = static_cast<std::size_t>(std::clamp(column, 0, static_cast<int>(shown.size())));
   std::string pad;
+  std::size_t characters = 0;
   for (std::size_t i = 0; i < col; ++i) {
     const auto c = static_cast<unsigned char>(shown[i]);
     if ((c & 0xC0) == 0x80) continue;  // UTF-8 continuation byte
     pad += (c == '\t') ? '\t' : ' ';
+    ++characters;
   }
+  std::string out = context.empty() ? message : context + ": " + message;
+  out += " (column " + std::to_string(characters + 1) + ")";
   out += "\n  " + shown + "\n  " + pad + "^";
   return out;
 }

@@ -11,7 +11,17 @@ class TreeEvaluator {
  public:
   TreeEvaluator(std::string_view source) : source_(source) {}
 
+  // An EvalError learns where it was raised: the operator or call of the innermost node that raised it.
   Value eval(const Node& n, const NameResolver& names) const {
+    try {
+      return eval_node(n, names);
+    } catch (EvalError& e) {
+      if (e.column() < 0) e.set_column(n.error_column());
+      throw;
+    }
+  }
+
+  Value eval_node(const Node& n, const NameResolver& names) const {
     switch (n.kind) {
       case NodeKind::Constant: return n.value;
       case NodeKind::Name: {

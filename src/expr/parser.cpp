@@ -78,6 +78,19 @@ class Parser {
     Parser& p_;
   };
 
+  // A chain `a + b + c ...` is parsed by a loop but builds a left-nested tree as deep as the chain is long, which
+  // every evaluator walks recursively: each link counts as a level of nesting too.
+  struct ChainGuard {
+    explicit ChainGuard(Parser& p) : p_(p) {}
+    void link() {
+      ++links_;
+      if (++p_.depth_ > kMaxDepth) p_.fail("expression nested too deeply", p_.peek().begin);
+    }
+    ~ChainGuard() { p_.depth_ -= links_; }
+    Parser& p_;
+    int links_ = 0;
+  };
+
   static NodePtr make(NodeKind kind, int begin, int end) {
     auto n = std::make_unique<Node>();
     n->kind = kind;
@@ -169,8 +182,10 @@ class Parser {
   NodePtr comparison() {
     NodePtr first = arith();
     CompareOp op;
+    const int column = peek().begin;
     if (!comparison_op(op)) return first;
     auto n = make(NodeKind::Compare, first->begin, first->end);
+    n->op = column;
     n->children.push_back(std::move(first));
     do {
       n->compare_ops.push_back(op);
@@ -180,9 +195,10 @@ class Parser {
     return n;
   }
 
-  NodePtr binary(NodePtr left, BinaryOp op, NodePtr right) {
+  NodePtr binary(NodePtr left, BinaryOp op, int op_column, NodePtr right) {
     auto n = make(NodeKind::Binary, left->begin, right->end);
     n->binary_op = op;
+    n->op = op_column;
     n->children.push_back(std::move(left));
     n->children.push_back(std::move(right));
     return n;
@@ -190,15 +206,20 @@ class Parser {
 
   NodePtr arith() {
     NodePtr left = term();
+    ChainGuard chain(*this);
     while (is_op("+") || is_op("-")) {
-      const BinaryOp op = take().text == "+" ? BinaryOp::Add : BinaryOp::Sub;
-      left = binary(std::move(left), op, term());
+      chain.link();
+      const Token& t = take();
+      const BinaryOp op = t.text == "+" ? BinaryOp::Add : BinaryOp::Sub;
+      const int column = t.begin;
+      left = binary(std::move(left), op, column, term());
     }
     return left;
   }
 
   NodePtr term() {
     NodePtr left = factor();
+    ChainGuard chain(*this);
     while (true) {
       BinaryOp op;
       if (is_op("*")) op = BinaryOp::Mul;
@@ -206,8 +227,9 @@ class Parser {
       else if (is_op("//")) op = BinaryOp::FloorDiv;
       else if (is_op("%")) op = BinaryOp::Mod;
       else return left;
-      take();
-      left = binary(std::move(left), op, factor());
+      chain.link();
+      const int column = take().begin;
+      left = binary(std::move(left), op, column, factor());
     }
   }
 
@@ -229,8 +251,8 @@ class Parser {
     NodePtr base = primary();
     if (!is_op("**")) return base;
     DepthGuard guard(*this);
-    take();
-    return binary(std::move(base), BinaryOp::Pow, factor());
+    const int column = take().begin;
+    return binary(std::move(base), BinaryOp::Pow, column, factor());
   }
 
   NodePtr primary() {
@@ -301,7 +323,8 @@ class Parser {
       NodePtr arg = test();
       if (is_kw("for")) {
         if (!n->children.empty()) fail("a generator argument must be the only argument", peek().begin);
-        arg = comprehension(std::move(arg), arg->begin);
+        const int begin = arg->begin;  // read before the move: argument order is unspecified
+        arg = comprehension(std::move(arg), begin);
         n->children.push_back(std::move(arg));
         break;
       }

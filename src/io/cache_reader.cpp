@@ -189,6 +189,10 @@ ScannedDocument parse_skipping_cache(const std::string& text, const std::string&
     }
     return true;
   };
+  if (const auto problem = json_text_problem(*input)) {
+    const std::size_t at = problem->first >= cut_at ? problem->first + cut_shift : problem->first;
+    throw_json_syntax_error(text, at, problem->second, source_name);
+  }
   try {
     scanned.document = nlohmann::json::parse(*input, callback, /*allow_exceptions=*/true, /*ignore_comments=*/false);
   } catch (const nlohmann::json::parse_error& e) {

@@ -1,5 +1,6 @@
 #include "ktune/io/derived_measurements.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string_view>
 
@@ -20,6 +21,28 @@ DerivedMeasurement parse_derived_measurement(const std::string& text) {
 
 void add_derived_measurements(ResultsFile& results, const std::vector<DerivedMeasurement>& derived) {
   const Problem& problem = results.problem;
+  // What an expression may name, as the resolver below looks it up: measurements of the successful records (with
+  // the types they have), the step times, then parameters (constants come from the problem).
+  std::vector<std::string> names{"time", "compile_time", "benchmark_time", "verification_time", "framework_time"};
+  std::vector<expr::TypeSet> types(names.size(), expr::type_bit(ValueType::Float));
+  for (const auto& r : results.records) {
+    if (r.status != Status::ok) continue;
+    for (const Measurement& m : r.measurements) {
+      const auto at = std::find(names.begin(), names.end(), m.name);
+      if (at == names.end()) {
+        names.insert(names.begin(), m.name);
+        types.insert(types.begin(), expr::type_bit(m.value.type()));
+      } else {
+        types[static_cast<std::size_t>(at - names.begin())] |= expr::type_bit(m.value.type());
+      }
+    }
+  }
+  for (const Parameter& p : problem.parameters) {
+    names.push_back(p.name);
+    expr::TypeSet t = 0;
+    for (const Value& v : p.values) t |= expr::type_bit(v.type());
+    types.push_back(t);
+  }
   for (const auto& d : derived) {
     const std::string field = fmt::format("derived measurement '{}'", d.name);
     if (problem.parameter_index(d.name))
@@ -30,9 +53,13 @@ void add_derived_measurements(ResultsFile& results, const std::vector<DerivedMea
     expr::NodePtr root;
     try {
       root = expr::parse_expression(d.expression);
+      // Names no record has and parts that always raise are the expression's fault: said once, before any record.
+      (void)expr::CompiledExpression::compile(*root, d.expression, names, types, problem.constants);
     } catch (const expr::ExpressionError& e) {
       throw std::invalid_argument(e.with_context(field).what());
     }
+    names.insert(names.begin(), d.name);
+    types.insert(types.begin(), expr::type_bit(ValueType::Float));
     for (auto& r : results.records) {
       if (r.status != Status::ok) continue;
       // Measurements first (as Kernel Tuner's metrics), then parameters, then constants.

@@ -86,8 +86,9 @@ void throw_json_syntax_error(const std::string& text, std::size_t byte, const st
       ++column;
     }
   }
+  // Every position counts from 1 (the byte too), as the line and column do.
   throw InputError(source_name, "",
-                   fmt::format("invalid JSON at byte {} (line {}, column {}): {}", byte, line, column, detail));
+                   fmt::format("invalid JSON at byte {} (line {}, column {}): {}", byte + 1, line, column, detail));
 }
 
 std::string parse_error_detail(const nlohmann::json::parse_error& e) {
@@ -98,8 +99,33 @@ std::string parse_error_detail(const nlohmann::json::parse_error& e) {
   return detail;
 }
 
+std::optional<std::pair<std::size_t, std::string>> json_text_problem(std::string_view text) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\0') return std::pair{i, std::string("a NUL byte (not JSON text)")};
+    if (in_string) {
+      if (c == '\\') {
+        if (i + 1 < text.size() && text[i + 1] != '\0') ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return std::pair{i, fmt::format("nesting deeper than {} levels", kMaxJsonDepth)};
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& source_name,
                                const nlohmann::json::parser_callback_t& callback) {
+  if (const auto problem = json_text_problem(text))
+    throw_json_syntax_error(text, problem->first, problem->second, source_name);
   try {
     return nlohmann::json::parse(text, callback, /*allow_exceptions=*/true, /*ignore_comments=*/false);
   } catch (const nlohmann::json::parse_error& e) {

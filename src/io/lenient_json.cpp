@@ -11,7 +11,6 @@ namespace ktune::io {
 
 namespace {
 
-constexpr int kMaxDepth = 512;  // deeper input is rejected before the recursive readers exhaust the stack
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -44,9 +43,8 @@ void LenientJsonReader::syntax_error_at(std::size_t byte, const std::string& det
   throw_json_syntax_error(text_, byte, detail, source_name_);
 }
 
-LenientJsonReader::Nesting::Nesting(LenientJsonReader& reader) : reader_(reader) {
-  if (reader_.depth_ >= kMaxDepth) reader_.syntax_error("nesting deeper than 512 levels");
-  ++reader_.depth_;
+void LenientJsonReader::too_deep() const {
+  syntax_error("nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
 }
 
 void LenientJsonReader::expect_top_level_object() {
@@ -157,7 +155,6 @@ Value LenientJsonReader::read_value() {
     case 'n': read_word("null"); return Value();
     case '{': throw NotAValue{position()};
     case '[': {
-      const Nesting nesting(*this);
       Value::List list;
       read_array([&] { list.push_back(read_value()); });
       return Value(std::move(list));
@@ -176,13 +173,11 @@ nlohmann::json LenientJsonReader::read_json() {
     case 'f': read_word("false"); return false;
     case 'n': read_word("null"); return nullptr;
     case '{': {
-      const Nesting nesting(*this);
       nlohmann::json object = nlohmann::json::object();
       read_object([&](std::string_view key) { object[std::string(key)] = read_json(); });
       return object;
     }
     case '[': {
-      const Nesting nesting(*this);
       nlohmann::json array = nlohmann::json::array();
       read_array([&] { array.push_back(read_json()); });
       return array;
@@ -202,12 +197,10 @@ void LenientJsonReader::skip_value() {
     case 'f': read_word("false"); return;
     case 'n': read_word("null"); return;
     case '{': {
-      const Nesting nesting(*this);
       read_object([&](std::string_view) { skip_value(); });
       return;
     }
     case '[': {
-      const Nesting nesting(*this);
       read_array([&] { skip_value(); });
       return;
     }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/io/json_file.hpp"
 #include "ktune/value.hpp"
 
 namespace ktune::io {
@@ -63,6 +64,8 @@ class LenientJsonReader {
   // callback must read (or skip). The key stays valid during the callback.
   template <class OnMember>
   void read_object(OnMember&& on_member) {
+    skip_blanks();
+    const Nesting nesting(*this);
     expect('{');
     if (peek() == '}') {
       ++p_;
@@ -84,6 +87,8 @@ class LenientJsonReader {
   // Reads an array, calling on_element() with the reader at each element, which the callback must read.
   template <class OnElement>
   void read_array(OnElement&& on_element) {
+    skip_blanks();
+    const Nesting nesting(*this);
     expect('[');
     if (peek() == ']') {
       ++p_;
@@ -170,6 +175,7 @@ class LenientJsonReader {
   [[noreturn]] void syntax_error_at(std::size_t byte, const std::string& detail) const;
 
  private:
+  [[noreturn]] void too_deep() const;
   static bool is_digit(char c) { return c >= '0' && c <= '9'; }
   void skip_blanks() {
     while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
@@ -190,10 +196,14 @@ class LenientJsonReader {
   double parse_double(const char* begin, const char* end) const;
   // Consumes `word` (true, false, null, ...) at the current position.
   void read_word(std::string_view word);
-  // Counts the nesting depth of the recursive readers, so deep input cannot exhaust the stack.
+  // Counts the nesting depth (objects and arrays, the top level is 1), so deep input cannot exhaust the stack of the
+  // recursive readers and callbacks: deeper than kMaxJsonDepth is a syntax error at the bracket that opens the level.
   class Nesting {
    public:
-    explicit Nesting(LenientJsonReader& reader);
+    explicit Nesting(LenientJsonReader& reader) : reader_(reader) {
+      if (reader_.depth_ >= static_cast<int>(kMaxJsonDepth)) reader_.too_deep();
+      ++reader_.depth_;
+    }
     ~Nesting() { --reader_.depth_; }
     Nesting(const Nesting&) = delete;
     Nesting& operator=(const Nesting&) = delete;

@@ -1,5 +1,6 @@
 #include "ktune/io/t1_reader.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -61,7 +62,7 @@ class T1Parser {
                std::size_t index) const {
     const auto bad = [&](const char* why) {
       fail(path, fmt::format("parameter '{}': Type '{}' {}, got {} {} at position {}", name, type, why, v.type_name(),
-                             v.repr(), index));
+                             v.repr(), index + 1));
     };
     if (type == "float") {
       if (!v.is_numeric()) bad("needs numbers");
@@ -168,8 +169,8 @@ Value read_t1_value_list(const nlohmann::json& j, const std::string& source, con
       result = expr::evaluate_constant_expression(text);
     } catch (const expr::ExpressionError& e) {
       fail(fmt::format("invalid value expression: {}", e.what()));
-    } catch (const expr::EvalError& e) {
-      fail(fmt::format("evaluating \"{}\" failed: {}", text, e.what()));
+    } catch (const expr::EvalError& e) {  // with a caret under the operation that raised
+      fail(expr::ExpressionError(e.what(), text, std::max(e.column(), 0)).what());
     }
     if (!result.is_list()) fail(fmt::format("\"{}\" gives {} {}, not a list", text, result.type_name(), result.repr()));
   } else {

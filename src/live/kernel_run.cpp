@@ -114,6 +114,7 @@ RunResult KernelRunner::run(const RunRequest& request) {
   // Which step failed decides the outcome: compiling, or launching (the check run and the benchmark).
   bool compiling = false;
   Clock::time_point compile_start;
+  if (board_) board_->begin();
   try {
     // Each configuration starts from the original inputs, whatever the previous one did to them.
     if (request.compile || request.check_run) restore_buffers();

@@ -3,7 +3,9 @@
 // run it once on fresh outputs and copy arguments back (verification), then the warm-up and timed launches. The same
 // KernelRunner serves the in-process path and the worker process, so both measure exactly the same way; requests and
 // results also have a small binary encoding for the worker's socket.
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -43,8 +45,45 @@ struct RunResult {
 };
 
 // The step a runner is in, published where its parent can read it after killing it (a timeout): the lost time
-// is then charged to that step (compile_time, verification_time or benchmark_time), as Kernel Tuner's fields mean.
+// is then charged to the steps it was spent in (compile_time, verification_time, benchmark_time), as Kernel Tuner's
+// fields mean.
 enum class Phase : std::uint8_t { idle, compiling, verifying, benchmarking };
+
+// The steps of the current request as the runner goes through them, in memory shared with the parent: the step in
+// flight, when it began, and the time of the steps already done. Times are steady_clock (CLOCK_MONOTONIC, the same
+// clock in every process of the machine) in nanoseconds.
+struct PhaseBoard {
+  std::atomic<std::uint8_t> phase{static_cast<std::uint8_t>(Phase::idle)};
+  std::atomic<std::int64_t> since_ns{0};
+  std::atomic<std::int64_t> spent_ns[4] = {};  // per Phase, of the current request
+
+  static std::int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  // A new request: nothing spent yet.
+  void begin() {
+    for (auto& s : spent_ns) s.store(0, std::memory_order_relaxed);
+    since_ns.store(now_ns(), std::memory_order_relaxed);
+    phase.store(static_cast<std::uint8_t>(Phase::idle), std::memory_order_release);
+  }
+  void enter(Phase next) {
+    const std::int64_t now = now_ns();
+    const auto current = phase.load(std::memory_order_relaxed);
+    spent_ns[current & 3].fetch_add(now - since_ns.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    since_ns.store(now, std::memory_order_relaxed);
+    phase.store(static_cast<std::uint8_t>(next), std::memory_order_release);
+  }
+  // Milliseconds per Phase of the current request up to now, the step in flight included (read by the parent after
+  // the runner was killed, so nothing moves while it reads).
+  std::array<double, 4> spent_ms() const {
+    std::array<double, 4> ms{};
+    for (std::size_t i = 0; i < 4; ++i) ms[i] = static_cast<double>(spent_ns[i].load(std::memory_order_acquire)) / 1e6;
+    const auto current = phase.load(std::memory_order_acquire) & 3;
+    ms[current] += static_cast<double>(now_ns() - since_ns.load(std::memory_order_acquire)) / 1e6;
+    return ms;
+  }
+};
 
 // Owns a backend that has its arguments set, the kernel source without its name, and the last compiled kernel.
 class KernelRunner {
@@ -56,22 +95,22 @@ class KernelRunner {
   // Never throws for a failing kernel: CompileError, LaunchError and other exceptions become the outcome.
   RunResult run(const RunRequest& request);
   const Backend& backend() const { return *backend_; }
-  // Where to publish the current Phase (memory shared with the parent); null: nowhere.
-  void report_phase_to(std::atomic<std::uint8_t>* phase) { phase_ = phase; }
+  // Where to publish the steps (memory shared with the parent); null: nowhere.
+  void report_phase_to(PhaseBoard* board) { board_ = board; }
 
  private:
   std::unique_ptr<Backend> backend_;
   KernelSource source_;
   // The buffer arguments that are not local memory; those the kernel must not write.
   void set_phase(Phase phase) {
-    if (phase_) phase_->store(static_cast<std::uint8_t>(phase), std::memory_order_relaxed);
+    if (board_) board_->enter(phase);
   }
   void restore_buffers();
   std::string modified_read_only_inputs();  // "" when none changed, else which and where
   std::span<const KernelArgument> arguments_;
   std::unique_ptr<CompiledKernel> kernel_;
   std::vector<std::unique_ptr<Observer>> observers_;
-  std::atomic<std::uint8_t>* phase_ = nullptr;
+  PhaseBoard* board_ = nullptr;
 };
 
 // The wire format: little helpers appending to / reading from a byte string. Decoding throws std::runtime_error on a

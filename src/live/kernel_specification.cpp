@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "ktune/expr/evaluator.hpp"
 #include "ktune/expr/parser.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/live/launch_planner.hpp"
+#include "ktune/live/observer.hpp"
 #include "problem_size_indexing.hpp"
 
 namespace ktune::live {
@@ -102,6 +104,33 @@ void KernelSpecification::validate(const Problem& problem) const {
                                               field, a.metric));
     if (verification.kind == Verification::Kind::none || verification.kind == Verification::Kind::callback)
       throw std::invalid_argument(fmt::format("{}: needs a reference output (a reference configuration or files)", field));
+  }
+  check_metric_names(problem);
+}
+
+// A metric is evaluated over what one evaluation measured (the step times, the accuracy measures, what observers
+// report, the metrics before it), then the parameters and constants (evaluate_metric). A name none of these has,
+// or a part that raises whatever was measured, is an error now, not a NaN in every record.
+void KernelSpecification::check_metric_names(const Problem& problem) const {
+  std::vector<std::string> names{"time", "compile_time", "verification_time", "benchmark_time"};
+  for (const AccuracyMeasure& a : accuracy) names.push_back(a.name);
+  for (const std::string& n : observer_measurement_names()) names.push_back(n);
+  std::vector<expr::TypeSet> types(names.size(), expr::type_bit(ValueType::Float));
+  for (const Parameter& p : problem.parameters) {
+    names.push_back(p.name);
+    expr::TypeSet t = 0;
+    for (const Value& v : p.values) t |= expr::type_bit(v.type());
+    types.push_back(t);
+  }
+  for (const Metric& m : metrics) {
+    try {
+      const expr::NodePtr root = expr::parse_expression(m.expression);
+      (void)expr::CompiledExpression::compile(*root, m.expression, names, types, problem.constants);
+    } catch (const expr::ExpressionError& e) {
+      throw std::invalid_argument(e.with_context(fmt::format("metric '{}'", m.name)).what());
+    }
+    names.insert(names.begin(), m.name);  // later metrics may use it
+    types.insert(types.begin(), expr::type_bit(ValueType::Float));
   }
 }
 

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -108,6 +110,7 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
   // Observers are probed here, then made again where the kernel runs (the worker after its fork).
   observer_options_ = options.observer_options;
   observer_options_.device = spec_.backend_options.device;
+  on_worker_output_ = std::move(options.on_worker_output);
   for (const auto& name : options.observers) {
     if (std::find(observers_.begin(), observers_.end(), name) != observers_.end()) continue;
     std::string why_not;
@@ -222,6 +225,26 @@ void LiveEvaluator::start_backend(Clock::time_point deadline) {
     in_process_ = make_runner();
     device_info_ = in_process_->backend().device_info();
   }
+}
+
+void LiveEvaluator::show_worker_output(const std::vector<Value>& config, const std::string& output) const {
+  std::string configuration;
+  for (std::size_t p = 0; p < config.size(); ++p)
+    configuration += fmt::format("{}{}={}", p ? ", " : "", problem_.parameters[p].name, config[p].repr());
+  if (on_worker_output_) {
+    on_worker_output_(configuration, output);
+    return;
+  }
+  std::string text;
+  std::size_t begin = 0;
+  while (begin < output.size()) {
+    std::size_t end = output.find('\n', begin);
+    if (end == std::string::npos) end = output.size();
+    text += fmt::format("[{}] {}\n", configuration, std::string_view(output).substr(begin, end - begin));
+    begin = end + 1;
+  }
+  std::fputs(text.c_str(), stderr);
+  std::fflush(stderr);
 }
 
 detail::WorkerReply LiveEvaluator::run(const detail::RunRequest& request, Clock::time_point deadline) {
@@ -345,18 +368,18 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
   // round trip (messages, copies) is ours. A lost worker reports nothing: its whole round trip counts as running.
   std::vector<Observation> observed;
   const auto send = [&](const detail::RunRequest& request) -> std::optional<std::pair<Status, std::string>> {
-    const auto sent = Clock::now();
     detail::WorkerReply reply = run(request, deadline);
+    if (!reply.output.empty()) show_worker_output(config, reply.output);
     if (reply.kind != detail::WorkerReply::Kind::result) {
-      // The round trip of a lost worker counts to the step it was in when it was killed or died.
-      const double lost = ms_between(sent, Clock::now());
-      switch (reply.phase) {
-        case detail::Phase::compiling: rec.compile_ms += lost; break;
-        case detail::Phase::verifying: rec.verification_ms += lost; break;
-        case detail::Phase::benchmarking: rec.benchmark_ms += lost; break;
-        case detail::Phase::idle: break;  // restoring inputs, messages: framework time
-      }
-      if (reply.phase != detail::Phase::idle) backend_ms += lost;
+      // A lost worker's request: each step's time (the worker published them) goes to that step's field; the
+      // rest of the round trip (restoring inputs, messages) is framework time.
+      const auto& spent = reply.spent_ms;
+      using detail::Phase;
+      rec.compile_ms += spent[static_cast<int>(Phase::compiling)];
+      rec.verification_ms += spent[static_cast<int>(Phase::verifying)];
+      rec.benchmark_ms += spent[static_cast<int>(Phase::benchmarking)];
+      backend_ms += spent[static_cast<int>(Phase::compiling)] + spent[static_cast<int>(Phase::verifying)] +
+                    spent[static_cast<int>(Phase::benchmarking)];
       if (reply.kind == detail::WorkerReply::Kind::timeout)
         return std::pair{Status::timeout, fmt::format("timeout after {:g} s", spec_.timeout_s)};
       return std::pair{Status::runtime_failed, reply.message};

@@ -450,7 +450,11 @@ class SpecReader {
 }  // namespace
 
 KernelSpecification read_t1_kernel_specification(const std::string& path, const Problem& problem) {
-  const std::string text = io::read_file_text(path);
+  return parse_t1_kernel_specification(io::read_file_text(path), path, problem);
+}
+
+KernelSpecification parse_t1_kernel_specification(const std::string& text, const std::string& path,
+                                                  const Problem& problem) {
   const json doc = io::parse_json_text(text, path);
   const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text);  // key order of Metrics and Defines
   return SpecReader(path, problem).read(doc, ordered);

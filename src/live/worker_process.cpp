@@ -5,12 +5,15 @@
 #include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <new>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -72,7 +75,7 @@ std::string describe_status(int status) {
 
 // The child: never returns.
 [[noreturn]] void serve(int fd, pid_t parent, const std::function<std::unique_ptr<KernelRunner>()>& make_runner,
-                        std::atomic<std::uint8_t>* phase) {
+                        PhaseBoard* board) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(0);  // the parent died before prctl took effect
   ::setpgid(0, 0);                          // its own group, so a timeout also kills a compiler it started
@@ -92,7 +95,7 @@ std::string describe_status(int status) {
     send_frame(fd, kSetupFailed, payload + e.what());
     ::_exit(0);
   }
-  runner->report_phase_to(phase);
+  runner->report_phase_to(board);
   std::string out;
   encode(runner->backend().device_info(), out);
   if (!send_frame(fd, kHello, out)) ::_exit(0);
@@ -120,27 +123,37 @@ std::string describe_status(int status) {
 
 WorkerProcess::WorkerProcess(const std::function<std::unique_ptr<KernelRunner>()>& make_runner,
                              Clock::time_point setup_deadline) {
-  void* shared = ::mmap(nullptr, sizeof(std::atomic<std::uint8_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* shared = ::mmap(nullptr, sizeof(PhaseBoard), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED)
     throw std::runtime_error(fmt::format("cannot share memory with the worker: {}", std::strerror(errno)));
-  phase_ = new (shared) std::atomic<std::uint8_t>(static_cast<std::uint8_t>(Phase::idle));
+  board_ = new (shared) PhaseBoard();
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-    ::munmap(shared, sizeof(std::atomic<std::uint8_t>));
+    ::munmap(shared, sizeof(PhaseBoard));
     throw std::runtime_error(fmt::format("cannot create the worker's socket: {}", std::strerror(errno)));
   }
+  // The child's stdout and stderr go to an in-memory file both processes share (no capture if there is none).
+  output_fd_ = ::memfd_create("ktune-worker-output", MFD_CLOEXEC);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int err = errno;
+    if (output_fd_ >= 0) ::close(output_fd_);
+    output_fd_ = -1;
     ::close(fds[0]);
     ::close(fds[1]);
-    ::munmap(shared, sizeof(std::atomic<std::uint8_t>));
+    ::munmap(shared, sizeof(PhaseBoard));
     throw std::runtime_error(fmt::format("cannot start a worker process: {}", std::strerror(err)));
   }
   if (pid == 0) {
     ::close(fds[0]);
-    serve(fds[1], parent, make_runner, phase_);
+    if (output_fd_ >= 0) {
+      std::fflush(stdout);
+      std::fflush(stderr);
+      ::dup2(output_fd_, STDOUT_FILENO);
+      ::dup2(output_fd_, STDERR_FILENO);
+    }
+    serve(fds[1], parent, make_runner, board_);
   }
   ::setpgid(pid, pid);  // also here: whichever of the two runs first, the group exists before we may kill it
   ::close(fds[1]);
@@ -175,7 +188,9 @@ WorkerProcess::WorkerProcess(const std::function<std::unique_ptr<KernelRunner>()
 
 WorkerProcess::~WorkerProcess() {
   end();
-  ::munmap(phase_, sizeof(std::atomic<std::uint8_t>));
+  if (output_fd_ >= 0) ::close(output_fd_);
+  board_->~PhaseBoard();
+  ::munmap(board_, sizeof(PhaseBoard));
 }
 
 void WorkerProcess::end() {
@@ -248,7 +263,9 @@ WorkerReply WorkerProcess::run(const RunRequest& request, Clock::time_point dead
     case Wait::timeout:
       reply.kind = WorkerReply::Kind::timeout;
       kill_and_reap();
-      reply.phase = static_cast<Phase>(phase_->load());
+      reply.phase = static_cast<Phase>(board_->phase.load());
+      reply.spent_ms = board_->spent_ms();
+      reply.output = take_output();
       return reply;
     case Wait::interrupted:
       reply.kind = WorkerReply::Kind::interrupted;
@@ -257,7 +274,9 @@ WorkerReply WorkerProcess::run(const RunRequest& request, Clock::time_point dead
     case Wait::eof:
       reply.kind = WorkerReply::Kind::died;
       reply.message = reap_dead();
-      reply.phase = static_cast<Phase>(phase_->load());
+      reply.phase = static_cast<Phase>(board_->phase.load());
+      reply.spent_ms = board_->spent_ms();
+      reply.output = take_output();  // a crashing kernel's last words
       return reply;
     case Wait::frame:
       break;
@@ -267,7 +286,25 @@ WorkerReply WorkerProcess::run(const RunRequest& request, Clock::time_point dead
     throw std::runtime_error("worker protocol: expected a result");
   }
   reply.result = decode_result(payload);
+  reply.output = take_output();
   return reply;
+}
+
+std::string WorkerProcess::take_output() {
+  if (output_fd_ < 0) return "";
+  struct stat st {};
+  if (::fstat(output_fd_, &st) != 0 || st.st_size <= 0) return "";
+  const auto size = static_cast<std::size_t>(st.st_size);
+  std::string text(std::min(size, kOutputLimit), '\0');
+  const ssize_t got = ::pread(output_fd_, text.data(), text.size(), 0);
+  text.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
+  if (size > kOutputLimit) text += fmt::format("\n[... {} more bytes not shown]", size - kOutputLimit);
+  // The child is idle or gone: rewinding the shared offset makes its next output start at the beginning again.
+  if (::ftruncate(output_fd_, 0) != 0 || ::lseek(output_fd_, 0, SEEK_SET) < 0) {
+    ::close(output_fd_);  // cannot empty it: stop capturing rather than show the same text again
+    output_fd_ = -1;
+  }
+  return text;
 }
 
 std::string WorkerProcess::kill_and_reap() {

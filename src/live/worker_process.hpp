@@ -20,6 +20,7 @@
 // SIGKILL when the thread that forked it dies (PR_SET_PDEATHSIG), so a killed tuner leaves no worker behind.
 #include <sys/types.h>
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -34,7 +35,11 @@ struct WorkerReply {
   Kind kind = Kind::result;
   RunResult result;     // Kind::result
   Phase phase = Phase::idle;  // timeout / died: the step the worker was in
+  std::array<double, 4> spent_ms{};  // timeout / died: ms per Phase of the lost request, the last step included
   std::string message;  // timeout / died: "worker killed by SIGSEGV", "worker exited with code 3"
+  // What the worker wrote to its stdout and stderr since the last reply (kernel printf, driver warnings): captured,
+  // so that it can be shown naming its configuration and never mixes into the parent's stdout (--json).
+  std::string output;
 };
 
 class WorkerProcess {
@@ -61,10 +66,13 @@ class WorkerProcess {
   std::string kill_and_reap();  // SIGKILL the group, reap; returns how it ended
   std::string reap_dead();      // reap a child that closed its socket; returns how it ended
   void end();                   // closes the socket, lets an idle child exit, kills one that does not
+  std::string take_output();    // the captured output so far (at most kOutputLimit bytes shown), then empties it
+  static constexpr std::size_t kOutputLimit = 16384;
 
   pid_t pid_ = -1;
   int fd_ = -1;
-  std::atomic<std::uint8_t>* phase_ = nullptr;  // shared with the child (an anonymous shared mapping)
+  int output_fd_ = -1;  // an in-memory file the child's stdout and stderr point to (-1: not captured)
+  PhaseBoard* board_ = nullptr;  // shared with the child (an anonymous shared mapping)
   DeviceInfo device_info_;
 };
 

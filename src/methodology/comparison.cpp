@@ -21,6 +21,7 @@
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/tune.hpp"
+#include "ktune/tuning/console_reporter.hpp"
 #include "methodology/parallel_runs.hpp"
 
 namespace ktune::methodology {
@@ -62,6 +63,11 @@ PreparedSpace prepare(const ComparisonSpace& s, const ComparisonOptions& o, bool
     throw std::invalid_argument(fmt::format("{}: {}", s.name, e.what()));
   }
   p.result.stats = SpaceStatistics::from_results(s.name, *s.results, p.objective, minimization);
+  p.result.objective = p.objective;
+  for (const EvaluationRecord& r : s.results->records) {  // the unit the file gives, else the time fields' ms
+    p.result.unit = ConsoleReporter::unit_of(r, p.objective);
+    if (r.find(p.objective)) break;
+  }
   p.result.range = p.result.stats.cutoff_range(o.cutoff_start, o.cutoff_end);
   p.result.budget_seconds = p.result.range.time_end * (1 + o.cutoff_margin);
   p.result.time_points = linspace(p.result.range.time_start, p.result.range.time_end, o.resolution);

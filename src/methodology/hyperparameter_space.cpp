@@ -104,7 +104,7 @@ class Reader {
         const Hyperparameters h = Hyperparameters::resolve(strategy_.name, strategy_.hyperparameters, {{name, v}});
         p.values.push_back(h.get(name));
       } catch (const HyperparameterError& e) {
-        fail(path + ".Values", fmt::format("value {} at position {}: {}", v.repr(), k, e.what()));
+        fail(path + ".Values", fmt::format("value {} at position {}: {}", v.repr(), k + 1, e.what()));
       }
     }
 

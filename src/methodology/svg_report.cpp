@@ -127,27 +127,49 @@ struct Series {
   std::size_t marker = SIZE_MAX;  // index of the point where the real runs end; SIZE_MAX: none
   std::string marker_title;
   bool points_only = false;  // a scatter: a dot per point, no line
+  bool hollow = false;       // points_only: rings (what was found stays visible over what it covers)
+  bool joined = false;       // points_only: a thin line through the points too (a front)
   bool in_legend = true;     // false for the 2nd.. polylines of one group (parallel coordinates)
 };
 
 struct ReferenceLine {
   double y = 0;
   std::string label;
+  LineStyle style = {kReferenceColour, "6,4", 1.5};
 };
 
 struct LinePlot {
   std::string title, subtitle, x_label, y_label;
   double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
+  bool x_log = false, y_log = false;  // logarithmic axes (for values spanning decades; the range must be > 0)
   std::vector<ReferenceLine> references;
   std::vector<Series> series;
   std::vector<std::string> notes;
+  bool clipping_noted = false;  // a note already says how values outside the range are drawn
 };
+
+// Whether positive values from lo to hi span at least two decades: then a logarithmic axis shows them.
+bool spans_decades(double lo, double hi) { return lo > 0 && std::isfinite(hi) && hi / lo >= 100; }
 
 class LinePlotRenderer {
  public:
   explicit LinePlotRenderer(const LinePlot& plot) : plot_(plot) {
+    if (plot_.x_log && !(plot_.x_min > 0)) plot_.x_log = false;
+    if (plot_.y_log && !(plot_.y_min > 0)) plot_.y_log = false;
     widen(plot_.x_min, plot_.x_max);
     widen(plot_.y_min, plot_.y_max);
+    if (plot_.x_log) plot_.x_min *= 0.9, plot_.x_max *= 1.1;
+    if (plot_.y_log) plot_.y_min *= 0.9, plot_.y_max *= 1.1;
+    // Values outside the ranges are drawn at the edge: say so, unless the figure's own note does.
+    std::size_t clipped = 0;
+    for (const Series& s : plot_.series)
+      for (std::size_t i = 0; i < std::min(s.xs.size(), s.ys.size()); ++i)
+        if (std::isfinite(s.ys[i]) && std::isfinite(s.xs[i]) &&
+            (s.ys[i] < plot_.y_min || s.ys[i] > plot_.y_max || s.xs[i] < plot_.x_min || s.xs[i] > plot_.x_max))
+          ++clipped;
+    if (clipped > 0 && !plot_.clipping_noted)
+      plot_.notes.push_back(fmt::format("{} value{} outside the axes' range {} drawn at their edge.", clipped,
+                                        clipped == 1 ? "" : "s", clipped == 1 ? "is" : "are"));
     double legend = 0;
     for (const Series& s : plot_.series)
       if (s.in_legend) legend = std::max(legend, text_width(s.label));
@@ -176,9 +198,9 @@ class LinePlotRenderer {
     axes(svg);
     for (const ReferenceLine& r : plot_.references) {
       if (r.y < plot_.y_min || r.y > plot_.y_max) continue;
-      svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1.5\" "
-                         "stroke-dasharray=\"6,4\"/>\n",
-                         px(kLeft), px(y(r.y)), px(kLeft + kPlotWidth), px(y(r.y)), kReferenceColour);
+      svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n",
+                         px(kLeft), px(y(r.y)), px(kLeft + kPlotWidth), px(y(r.y)), r.style.colour, r.style.width,
+                         dash_attribute(r.style));
     }
     for (const Series& s : plot_.series) lines(svg, s);
     for (const Series& s : plot_.series) marker(svg, s);
@@ -196,11 +218,32 @@ class LinePlotRenderer {
  private:
   static constexpr double kLeft = 76, kPlotWidth = 560, kPlotHeight = 330;
 
-  double x(double v) const { return kLeft + (v - plot_.x_min) / (plot_.x_max - plot_.x_min) * kPlotWidth; }
-  // Values outside the range are drawn at its edge (the floor of P, see the notes).
+  // Where v lies in [lo, hi] as a fraction, on a linear or logarithmic scale; outside values are clamped to the edge
+  // (the notes say so).
+  static double fraction(double v, double lo, double hi, bool log) {
+    const double c = std::clamp(v, lo, hi);
+    return log ? std::log(c / lo) / std::log(hi / lo) : (c - lo) / (hi - lo);
+  }
+  double x(double v) const { return kLeft + fraction(v, plot_.x_min, plot_.x_max, plot_.x_log) * kPlotWidth; }
   double y(double v) const {
-    const double clamped = std::clamp(v, plot_.y_min, plot_.y_max);
-    return top_ + kPlotHeight - (clamped - plot_.y_min) / (plot_.y_max - plot_.y_min) * kPlotHeight;
+    return top_ + kPlotHeight - fraction(v, plot_.y_min, plot_.y_max, plot_.y_log) * kPlotHeight;
+  }
+
+  // Ticks of a logarithmic axis: the powers of ten, with 2 and 5 between them over fewer than three decades.
+  static Ticks log_ticks(double lo, double hi) {
+    Ticks t;
+    const bool fine = hi / lo < 1000;
+    for (double decade = std::pow(10.0, std::floor(std::log10(lo))); decade <= hi; decade *= 10)
+      for (double m : {1.0, 2.0, 5.0}) {
+        if (m != 1 && !fine) continue;
+        const double v = m * decade;
+        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) t.values.push_back(v);
+      }
+    t.step = 0;  // labels with 3 significant digits
+    return t;
+  }
+  Ticks axis_ticks(double lo, double hi, bool log, int target) const {
+    return log ? log_ticks(lo, hi) : nice_ticks(lo, hi, target);
   }
 
   static std::string dash_attribute(const LineStyle& style) {
@@ -208,7 +251,8 @@ class LinePlotRenderer {
   }
 
   void axes(std::string& svg) const {
-    const Ticks xt = nice_ticks(plot_.x_min, plot_.x_max, 8), yt = nice_ticks(plot_.y_min, plot_.y_max, 7);
+    const Ticks xt = axis_ticks(plot_.x_min, plot_.x_max, plot_.x_log, 8),
+                yt = axis_ticks(plot_.y_min, plot_.y_max, plot_.y_log, 7);
     const double bottom = top_ + kPlotHeight;
     svg += "<g stroke=\"#e3e3e3\" stroke-width=\"1\">\n";
     for (double t : xt.values)
@@ -236,10 +280,24 @@ class LinePlotRenderer {
   void lines(std::string& svg, const Series& s) const {
     const std::size_t n = std::min(s.xs.size(), s.ys.size());
     if (s.points_only) {
-      for (std::size_t i = 0; i < n; ++i)
-        if (std::isfinite(s.xs[i]) && std::isfinite(s.ys[i]))
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!std::isfinite(s.xs[i]) || !std::isfinite(s.ys[i])) continue;
+        if (s.hollow)
+          svg += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\"/>\n",
+                             px(x(s.xs[i])), px(y(s.ys[i])), s.style.colour);
+        else
           svg += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" fill-opacity=\"0.8\"/>\n",
                              px(x(s.xs[i])), px(y(s.ys[i])), s.style.width + 1.5, s.style.colour);
+      }
+      if (s.joined) {
+        std::string points;
+        for (std::size_t i = 0; i < n; ++i)
+          if (std::isfinite(s.xs[i]) && std::isfinite(s.ys[i]))
+            points += fmt::format("{}{},{}", points.empty() ? "" : " ", px(x(s.xs[i])), px(y(s.ys[i])));
+        if (!points.empty())
+          svg += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1\" points=\"{}\"/>\n",
+                             s.style.colour, points);
+      }
       return;
     }
     std::string points;
@@ -283,7 +341,7 @@ class LinePlotRenderer {
       if (s.in_legend)
         entry(s.label, s.style.colour, fmt::format(" stroke-width=\"{}\"{}", s.style.width, dash_attribute(s.style)));
     for (const ReferenceLine& r : plot_.references)
-      entry(r.label, kReferenceColour, " stroke-width=\"1.5\" stroke-dasharray=\"6,4\"");
+      entry(r.label, r.style.colour, fmt::format(" stroke-width=\"{}\"{}", r.style.width, dash_attribute(r.style)));
   }
 
   LinePlot plot_;
@@ -328,7 +386,10 @@ void performance_axis(LinePlot& plot) {
         fmt::format("P below {0} is drawn at {0} (lowest: {1:.4g}).", kPerformanceFloor, lowest));
     plot.y_min = kPerformanceFloor;
   }
-  plot.references = {{0, "random search (P = 0)"}, {1, "optimum (P = 1)"}};
+  plot.clipping_noted = true;
+  // Told apart by colour and pattern, not only by the legend's order.
+  plot.references = {{0, "random search (P = 0)", {"#b03a2e", "6,4", 1.5}},
+                     {1, "optimum (P = 1)", {"#1e6b3a", "2,3", 2}}};
 }
 
 void add_stopping_note(LinePlot& plot) {
@@ -393,8 +454,9 @@ std::string space_values_figure(const ComparisonReport& report, const SpaceResul
   plot.title = "Best value found on " + space.name;
   plot.subtitle = fmt::format("{}; {} valid of {} configurations", time_range_text(space), space.stats.size_valid(),
                               space.stats.size_all());
-  plot.x_label = "time (s)";
-  plot.y_label = minimization ? "objective value (lower is better)" : "objective value (higher is better)";
+  plot.x_label = "tuning time (s)";
+  plot.y_label = fmt::format("best {}{}, {} is better", space.objective.empty() ? "objective value" : space.objective,
+                             space.unit.empty() ? "" : " (" + space.unit + ")", minimization ? "lower" : "higher");
   const auto with_times = [&](std::vector<double> values) {
     Series s;
     const std::size_t n = std::min(values.size(), space.time_points.size());
@@ -425,9 +487,15 @@ std::string space_values_figure(const ComparisonReport& report, const SpaceResul
   for (const Series& s : plot.series)
     for (double v : s.ys) include(v);
   widen(lo, hi);
-  const double pad = 0.05 * (hi - lo);
-  plot.y_min = lo - pad;
-  plot.y_max = hi + pad;
+  if (spans_decades(lo, hi)) {  // e.g. the worst configurations are 100 times slower than the best
+    plot.y_log = true;
+    plot.y_min = lo;
+    plot.y_max = hi;
+  } else {
+    const double pad = 0.05 * (hi - lo);
+    plot.y_min = lo - pad;
+    plot.y_max = hi + pad;
+  }
   if (!space.time_points.empty()) {
     plot.x_min = space.time_points.front();
     plot.x_max = space.time_points.back();
@@ -552,10 +620,13 @@ std::string front_figure(const MoSpaceResult& space,
   LinePlot plot;
   plot.title = "Pareto fronts on " + space.name;
   plot.subtitle = "true front and, per strategy, the front of its median-IGD+ run";
-  const LineStyle truth{"#000000", "", 1.5};
+  const LineStyle truth{"#9a9a9a", "", 0.5};
+  const auto axis_label = [](const Objective& o) {
+    return fmt::format("{} ({} is better)", o.name, o.higher_is_better ? "higher" : "lower");
+  };
   if (m == 2) {
-    plot.x_label = objectives[0].name;
-    plot.y_label = objectives[1].name;
+    plot.x_label = axis_label(objectives[0]);
+    plot.y_label = axis_label(objectives[1]);
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
     auto add = [&](const std::string& label, const LineStyle& style, const std::vector<std::vector<double>>& front) {
       Series s;
@@ -572,16 +643,22 @@ std::string front_figure(const MoSpaceResult& space,
       }
       plot.series.push_back(std::move(s));
     };
+    // The true front first, small and grey; the strategies' points over it as rings, so that found points on the
+    // front stay visible.
+    add("true front", truth, space.true_front);
+    plot.series.back().joined = true;
     for (std::size_t k = 0; k < space.strategies.size(); ++k) {
       LineStyle style = strategy_style(k);
       style.width = 1;
       add(space.strategies[k].strategy, style, space.strategies[k].final_front);
+      plot.series.back().hollow = true;
     }
-    add("true front", truth, space.true_front);
     plot.x_min = x0;
     plot.x_max = x1;
     plot.y_min = y0;
     plot.y_max = y1;
+    plot.x_log = spans_decades(x0, x1);
+    plot.y_log = spans_decades(y0, y1);
     return LinePlotRenderer(plot).render();
   }
   plot.x_label = "objective (0 = " + objectives[0].name + ", ...)";
@@ -617,7 +694,7 @@ std::string front_figure(const MoSpaceResult& space,
     std::string t;
     for (std::size_t j = 0; j < m; ++j) t += fmt::format("{}{} = {}", j ? ", " : "", j, objectives[j].name);
     return t;
-  }() + "; values above 1.5 are drawn at 1.5.");
+  }() + ".");
   return LinePlotRenderer(plot).render();
 }
 

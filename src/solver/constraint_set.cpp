@@ -1,6 +1,7 @@
 #include "solver/constraint_set.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "ktune/expr/parser.hpp"
@@ -218,7 +219,10 @@ std::vector<PreparedConstraint> prepare_constraints(const Problem& problem) {
   for (const auto& p : problem.parameters) {
     slot_names.push_back(p.name);
     slot_types.push_back(types_of(p));
-    numeric_param.push_back(std::all_of(p.values.begin(), p.values.end(), [](const Value& v) { return v.is_numeric(); }));
+    // Values a double holds exactly (up to 2^53) only: larger integers go through the exact evaluator.
+    numeric_param.push_back(std::all_of(p.values.begin(), p.values.end(), [](const Value& v) {
+      return v.is_numeric() && std::fabs(v.to_double()) <= NumericProgram::kExactLimit;
+    }));
   }
   auto slot_of = [&](std::string_view name) -> int {
     for (std::size_t i = 0; i < slot_names.size(); ++i)

@@ -36,7 +36,7 @@ class NumericCompiler {
   bool emit(const Node& n, std::vector<Instr>& code, bool interval) {
     switch (n.kind) {
       case NodeKind::Constant:
-        if (!numeric_constant(n.value)) return false;
+        if (!numeric_constant(n.value) || !(std::fabs(n.value.to_double()) <= NumericProgram::kExactLimit)) return false;
         push(code, Op::Const, 0, n.value.to_double());
         return true;
       case NodeKind::Name: {
@@ -129,11 +129,12 @@ class NumericCompiler {
         if (rhs.kind == NodeKind::List || rhs.kind == NodeKind::Tuple) {
           for (const auto& c : rhs.children) {
             if (c->kind != NodeKind::Constant || !c->value.is_numeric()) return false;
+            if (!(std::fabs(c->value.to_double()) <= NumericProgram::kExactLimit)) return false;
             items.push_back(c->value.to_double());
           }
         } else if (rhs.kind == NodeKind::Constant && rhs.value.is_list()) {
           for (const auto& v : rhs.value.as_list()) {
-            if (!v.is_numeric()) return false;
+            if (!v.is_numeric() || !(std::fabs(v.to_double()) <= NumericProgram::kExactLimit)) return false;
             items.push_back(v.to_double());
           }
         } else {
@@ -172,6 +173,8 @@ std::size_t stack_depth(const std::vector<Instr>& code) {
   return pushes + 1;
 }
 }  // namespace
+
+const char* const NumericProgram::kInexact = "a value beyond 2^53: evaluate exactly";
 
 std::optional<NumericProgram> NumericProgram::compile(const Node& root,
                                                       const std::function<int(std::string_view)>& slot_of) {
@@ -269,7 +272,7 @@ bool NumericProgram::evaluate(const double* vars, double& result, const char*& e
       case Op::Const: st[sp++] = in.value; break;
       case Op::Var: st[sp++] = vars[in.arg]; break;
       case Op::Neg: case Op::Pos: case Op::Not: case Op::Abs: case Op::Float: case Op::Int: case Op::Round:
-        if (!unary_call_point(in.op, st[sp - 1], st[sp - 1], error)) return false;
+        if (!unary_call_point(in.op, st[sp - 1], st[sp - 1], error)) return false;  // none of these grows |x|
         break;
       case Op::Min: case Op::Max: {
         const std::size_t argc = in.arg;
@@ -304,6 +307,10 @@ bool NumericProgram::evaluate(const double* vars, double& result, const char*& e
       default: {
         const double b = st[--sp];
         if (!binary_point(in.op, st[sp - 1], b, st[sp - 1], error)) return false;
+        if (!(std::fabs(st[sp - 1]) <= kExactLimit)) {
+          error = kInexact;
+          return false;
+        }
         break;
       }
     }
@@ -488,7 +495,10 @@ bool NumericProgram::may_hold(const Interval* box) const {
       }
       default: {
         const Interval b = st[--sp];
-        st[sp - 1] = binary_interval(in.op, st[sp - 1], b);
+        Interval& r = st[sp - 1];
+        r = binary_interval(in.op, r, b);
+        // Beyond 2^53 doubles round and Python's integers do not: such a bound proves nothing.
+        if (!(std::fabs(r.lo) <= kExactLimit && std::fabs(r.hi) <= kExactLimit)) r = unknown();
         break;
       }
     }
@@ -529,7 +539,7 @@ bool truthy_lane(double x) { return x != 0.0; }  // NaN is truthy in Python, and
 
 std::uint64_t NumericProgram::evaluate_lanes(const double* vars, std::size_t var, const double* lane_values,
                                              std::size_t lanes, std::uint64_t& errors,
-                                             const char*& error_message) const {
+                                             const char*& error_message, bool& inexact) const {
   const std::uint64_t all = lanes == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << lanes) - 1);
   LaneValue small[16];
   std::vector<LaneValue> big;
@@ -660,6 +670,10 @@ std::uint64_t NumericProgram::evaluate_lanes(const double* vars, std::size_t var
         if (a.uniform && b.uniform) {
           a.scalar_error |= b.scalar_error;
           if (!a.scalar_error && !binary_point(in.op, a.scalar, b.scalar, a.scalar, err)) a.scalar_error = all;
+          if (!a.scalar_error && !(std::fabs(a.scalar) <= kExactLimit)) {  // see evaluate_lanes' `inexact`
+            a.scalar_error = all;
+            inexact = true;
+          }
           break;
         }
         const std::uint64_t e = errors_of(a) | errors_of(b);
@@ -679,6 +693,16 @@ std::uint64_t NumericProgram::evaluate_lanes(const double* vars, std::size_t var
             for (std::size_t i = 0; i < lanes; ++i)
               if (!binary_point(in.op, a.lane[i], lane_at(b, i), a.lane[i], err)) a.error |= std::uint64_t{1} << i;
             break;
+        }
+        if (in.op < Op::Eq) {  // arithmetic (comparisons give 0 or 1): lanes beyond 2^53 are inexact
+          std::uint64_t beyond = 0;
+          for (std::size_t i = 0; i < lanes; ++i)
+            beyond |= static_cast<std::uint64_t>(!(std::fabs(a.lane[i]) <= kExactLimit)) << i;
+          beyond &= ~a.error;
+          if (beyond) {
+            a.error |= beyond;
+            inexact = true;
+          }
         }
         break;
       }

@@ -106,11 +106,13 @@ bool holds(const PreparedConstraint& c, std::size_t ci, Assignment& a, ErrorLog&
   if (c.numeric) {
     double r;
     const char* err = nullptr;
-    if (!c.numeric->evaluate(a.number.data(), r, err)) {
+    if (c.numeric->evaluate(a.number.data(), r, err)) return r != 0.0;
+    if (err != NumericProgram::kInexact) {
       log.record(ci, err ? err : "evaluation error");
       return false;
     }
-    return r != 0.0;
+    // Integers beyond 2^53: evaluated exactly (and beyond int64 an OverflowError), as brute force does.
+    for (const auto p : c.params) a.value[p] = a.problem->parameters[p].values[a.index[p]];
   }
   try {
     return c.compiled->evaluate_bool(a.value.data());
@@ -281,10 +283,33 @@ class ComponentSolver {
       for (std::size_t i = 0; i < n; ++i) lanes[i] = D.numeric[values[start + i]];
       std::uint64_t errors = 0;
       const char* message = nullptr;
-      std::uint64_t ok = c.numeric->evaluate_lanes(a.number.data(), var, lanes, n, errors, message);
+      bool inexact = false;
+      std::uint64_t ok = c.numeric->evaluate_lanes(a.number.data(), var, lanes, n, errors, message, inexact);
+      if (errors && inexact) {  // some lanes went beyond 2^53: those with errors are evaluated exactly
+        ok |= exact_lanes(c, ci, var, values.data() + start, errors, a);
+        errors = 0;
+      }
       if (errors) log_.record(ci, message, static_cast<std::uint64_t>(std::popcount(errors)));
       for (; ok; ok &= ok - 1) set_bit(out, values[start + static_cast<std::size_t>(std::countr_zero(ok))]);
     }
+  }
+
+  // The lanes of `lanes_mask` evaluated with the exact evaluator (value indices `values`); errors are recorded.
+  std::uint64_t exact_lanes(const PreparedConstraint& c, std::size_t ci, std::size_t var, const std::uint32_t* values,
+                            std::uint64_t lanes_mask, const Assignment& a) const {
+    std::vector<Value> slots(problem_.parameters.size());
+    for (const auto p : c.params) slots[p] = problem_.parameters[p].values[a.index[p]];
+    std::uint64_t ok = 0;
+    for (; lanes_mask; lanes_mask &= lanes_mask - 1) {
+      const auto lane = static_cast<std::size_t>(std::countr_zero(lanes_mask));
+      slots[var] = problem_.parameters[var].values[values[lane]];
+      try {
+        if (c.compiled->evaluate_bool(slots.data())) ok |= std::uint64_t{1} << lane;
+      } catch (const expr::EvalError& e) {
+        log_.record(ci, e.what());
+      }
+    }
+    return ok;
   }
 
   // Interval checks that rarely prune are switched off during a run: they only ever save work, so the result
@@ -603,7 +628,7 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       ComponentSolver ready(problem, cs, domains, comp, base, log);
       const auto first = ready.first_candidates();
       // Split the first variable's values into chunks solved in parallel, concatenated in order.
-      const unsigned nthreads = std::max(1u, threads);
+      const unsigned nthreads = threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads;  // 0: all cores
       // A problem with one component is written full width straight away.
       std::vector<std::uint32_t> template_row(d, 0);
       for (auto p : fixed_params) template_row[p] = base.index[p];

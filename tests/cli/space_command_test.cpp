@@ -212,7 +212,7 @@ TEST(SpaceCommandErrors, InvalidJsonNamesThePosition) {
   const Result run = ktune("space " + quoted(file) + " --json");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_TRUE(contains(run.err, file)) << run.err;
-  EXPECT_TRUE(contains(run.err, "byte 30 (line 2, column 4)")) << run.err;
+  EXPECT_TRUE(contains(run.err, "byte 31 (line 2, column 4)")) << run.err;
   EXPECT_TRUE(run.out.empty()) << run.out;
 }
 

@@ -75,10 +75,12 @@ TEST(ExpressionErrors, SyntaxErrorsNameTheColumn) {
 
 TEST(ExpressionErrors, WhatShowsMessageSourceAndCaret) {
   const ExpressionError e = parse_error("(a + b");
-  EXPECT_EQ(std::string(e.what()), "'(' was never closed\n  (a + b\n  ^");
+  // The column in the text is 1-based, like a compiler's; column() is the 0-based offset into the source.
+  EXPECT_EQ(std::string(e.what()), "'(' was never closed (column 1)\n  (a + b\n  ^");
   const ExpressionError e2 = parse_error("block_size_x * 2 <= 1024)");
-  EXPECT_EQ(std::string(e2.what()), "unmatched ')'\n  block_size_x * 2 <= 1024)\n                          ^");
-  EXPECT_EQ(std::string(parse_error("1 +").what()), "unexpected end of expression\n  1 +\n     ^");
+  EXPECT_EQ(std::string(e2.what()),
+            "unmatched ')' (column 25)\n  block_size_x * 2 <= 1024)\n                          ^");
+  EXPECT_EQ(std::string(parse_error("1 +").what()), "unexpected end of expression (column 4)\n  1 +\n     ^");
 }
 
 TEST(ExpressionErrors, UnknownNameWithContext) {
@@ -91,7 +93,8 @@ TEST(ExpressionErrors, UnknownNameWithContext) {
     EXPECT_EQ(e.message(), "unknown name 'blok_size_x'");
     EXPECT_EQ(e.column(), 0);
     const ExpressionError c = e.with_context("constraint 2");
-    EXPECT_EQ(std::string(c.what()), "constraint 2: unknown name 'blok_size_x'\n  blok_size_x * 2 <= 1024\n  ^");
+    EXPECT_EQ(std::string(c.what()),
+              "constraint 2: unknown name 'blok_size_x' (column 1)\n  blok_size_x * 2 <= 1024\n  ^");
     EXPECT_EQ(c.context(), "constraint 2");
     EXPECT_EQ(c.message(), e.message());
     EXPECT_EQ(c.column(), e.column());
@@ -104,7 +107,7 @@ TEST(ExpressionErrors, UnknownNameWithContext) {
     evaluate(*r2, [](std::string_view) -> const Value* { return nullptr; }, "1 + tile * 2");
     FAIL() << "expected ExpressionError";
   } catch (const ExpressionError& e) {
-    EXPECT_EQ(std::string(e.what()), "unknown name 'tile'\n  1 + tile * 2\n      ^");
+    EXPECT_EQ(std::string(e.what()), "unknown name 'tile' (column 5)\n  1 + tile * 2\n      ^");
   }
   EXPECT_THROW(evaluate_constant_expression("[i for i in range(3)] + [j]"), ExpressionError);
 }
@@ -229,6 +232,73 @@ TEST(ExpressionErrors, CompiledRaisesSameKindsAtRunTime) {
   EXPECT_EQ(kind("a ** b > 1", 10, 30), static_cast<int>(EvalErrorKind::Overflow));
   EXPECT_EQ(kind("b == 0 or a % b == 0", 5, 0), -1);  // short-circuit: no error
   EXPECT_EQ(kind("a % b == 0", 6, 3), -1);
+}
+
+struct ConstantErrorCase {
+  const char* source;
+  int column;
+  const char* message;
+};
+
+// Issue 19 item 8: a subexpression that raises whatever the parameters are is an error when the expression is
+// compiled (a constraint loaded, a metric read), with the caret under the operation that raises.
+TEST(ExpressionErrors, ConstantErrorsAreStaticErrors) {
+  const std::vector<std::string> names{"x", "s"};
+  const std::vector<TypeSet> types{type_bit(ValueType::Int), type_bit(ValueType::String)};
+  const ConstantErrorCase cases[] = {
+      {"x % 0 == 0", 2, "always raises ZeroDivisionError: the divisor is 0"},
+      {"x // (2 - 2) > 1", 2, "always raises ZeroDivisionError: the divisor is 0"},
+      {"x / 0.0", 2, "always raises ZeroDivisionError: the divisor is 0"},
+      {"x % False", 2, "always raises ZeroDivisionError: the divisor is 0"},
+      {"x > 2**63", 5, "always raises OverflowError: integer result does not fit in 64 bits"},
+      {"x + (1 // 0)", 7, "always raises ZeroDivisionError: integer division or modulo by zero"},
+      {"x * ('a' + 1)", 9, "unsupported operand types for +: 'str' and 'int'"},  // the type checker says it first
+      {"x * max([])", 4, "always raises ValueError: max() arg is an empty sequence"},
+      {"x if x else int('abc')", 12, "always raises ValueError: invalid literal for int() with base 10: 'abc'"},
+      {"max(x, 10**19)", 9, "always raises OverflowError: integer result does not fit in 64 bits"},
+      {"x < -(-9223372036854775807 - 1)", 4, "always raises OverflowError: integer result does not fit in 64 bits"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.source);
+    const NodePtr root = parse_expression(c.source);
+    try {
+      CompiledExpression::compile(*root, c.source, names, types, {});
+      ADD_FAILURE() << "expected a static error";
+    } catch (const ExpressionError& e) {
+      EXPECT_EQ(e.message(), c.message);
+      EXPECT_EQ(e.column(), c.column);
+    }
+  }
+  // Errors that depend on the configuration, or that are never evaluated, stay run-time matters.
+  for (const char* ok : {"x == 0 or 10 // x > 1", "True or 1 // 0", "[1 // 0 for i in range(0)] == []", "x % 1 == 0",
+                         "x ** -1 > 0", "2**62 > x"}) {
+    SCOPED_TRACE(ok);
+    const NodePtr root = parse_expression(ok);
+    EXPECT_NO_THROW(CompiledExpression::compile(*root, ok, names, types, {}));
+  }
+}
+
+TEST(ExpressionErrors, EvaluationErrorsKnowWhereTheyHappened) {
+  try {
+    evaluate_constant_expression("[1, 2, 3 // 0]");
+    FAIL() << "expected EvalError";
+  } catch (const EvalError& e) {
+    EXPECT_EQ(e.kind(), EvalErrorKind::ZeroDivision);
+    EXPECT_EQ(e.column(), 9);  // the '//'
+  }
+  try {
+    evaluate_constant_expression("[2**i for i in range(70)]");
+    FAIL() << "expected EvalError";
+  } catch (const EvalError& e) {
+    EXPECT_EQ(e.kind(), EvalErrorKind::Overflow);
+    EXPECT_EQ(e.column(), 2);
+  }
+  try {
+    evaluate_constant_expression("len(1)");
+    FAIL() << "expected EvalError";
+  } catch (const EvalError& e) {
+    EXPECT_EQ(e.column(), 0);
+  }
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ TEST(CacheReader, RealCacheFilesGiveTheirParameters) {
     EXPECT_EQ(p.name, doc.at("kernel_name").get<std::string>());
     EXPECT_TRUE(p.constraints.empty());  // Kernel Tuner does not store restrictions
   }
-  EXPECT_EQ(gz, 10u);
+  EXPECT_GE(gz, 10u);  // the shared data may grow
   EXPECT_GE(files.size(), 10u + 6u + 4u);
 }
 

@@ -251,7 +251,7 @@ TEST(KernelTunerCache, WrongFieldTypesAreErrorsNamingTheEntry) {
 
 TEST(KernelTunerCache, MalformedFilesAreErrorsNotCrashes) {
   EXPECT_CONTAINS(cache_error(""), "bad.json: the file is empty");
-  EXPECT_CONTAINS(cache_error("hello"), "bad.json: invalid JSON at byte 0 (line 1, column 1): expected a JSON object");
+  EXPECT_CONTAINS(cache_error("hello"), "bad.json: invalid JSON at byte 1 (line 1, column 1): expected a JSON object");
   EXPECT_CONTAINS(cache_error("[1, 2]"), "bad.json: expected a JSON object at the top level, got an array");
   EXPECT_CONTAINS(cache_error(R"({"kernel_name": "k", "cache": {}})"), "bad.json: tune_params: missing");
   EXPECT_CONTAINS(cache_error(R"({"tune_params": [1], "cache": {}})"), "bad.json: tune_params: expected an object");
@@ -469,7 +469,7 @@ TEST(ResultsFile, DetectsTheFormatFromTheContent) {
   EXPECT_CONTAINS(error_of<InputError>([&] { (void)read_results_file(write_temp("c.json", R"({"device_name": "x)")); }),
                   "c.json: the file ends at byte");
   EXPECT_CONTAINS(error_of<InputError>([&] { (void)read_results_file(write_temp("s.json", R"({"a": 1 "cache": {}})")); }),
-                  "s.json: invalid JSON at byte 8");
+                  "s.json: invalid JSON at byte 9");
   EXPECT_CONTAINS(error_of<InputError>([&] { (void)read_results_file("/nonexistent/file.json"); }), "/nonexistent/file.json");
 }
 

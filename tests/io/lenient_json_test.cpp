@@ -98,10 +98,10 @@ TEST(LenientJson, SyntaxErrorsGivePosition) {
   };
   std::string e = error("{\"a\": 1\n \"b\": 2}");
   EXPECT_CONTAINS(e, "bad.json: ");
-  EXPECT_CONTAINS(e, "byte 9 (line 2, column 2)");
+  EXPECT_CONTAINS(e, "byte 10 (line 2, column 2)");
   EXPECT_CONTAINS(e, "expected ',' or '}'");
-  EXPECT_CONTAINS(error(R"({"a": tru })"), "byte 6");
-  EXPECT_CONTAINS(error(R"({"a": 01})"), "byte 7");
+  EXPECT_CONTAINS(error(R"({"a": tru })"), "byte 7");
+  EXPECT_CONTAINS(error(R"({"a": 01})"), "byte 8");
   EXPECT_CONTAINS(error(R"({"a": 1.})"), "expected a digit after '.'");
   EXPECT_CONTAINS(error(R"({"a": 1e+})"), "expected a digit in the exponent");
   EXPECT_CONTAINS(error(R"({"a": "x\q"})"), "invalid escape");

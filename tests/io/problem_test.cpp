@@ -44,7 +44,7 @@ TEST(Problem, DuplicateParameter) {
 TEST(Problem, DuplicateValues) {
   Problem p = two_params();
   p.parameters.push_back({"x", {1, 2, 1}});
-  EXPECT_EQ(error_of<ProblemError>([&] { p.validate(); }), "parameter 'x' has duplicate value 1 (positions 0 and 2)");
+  EXPECT_EQ(error_of<ProblemError>([&] { p.validate(); }), "parameter 'x' has duplicate value 1 (positions 1 and 3)");
   p.parameters.back() = {"x", {0.5, 1.5, 0.5}};
   EXPECT_CONTAINS(error_of<ProblemError>([&] { p.validate(); }), "parameter 'x' has duplicate value 0.5");
   p.parameters.back() = {"x", {"a", "b", "a"}};

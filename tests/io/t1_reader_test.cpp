@@ -199,9 +199,9 @@ TEST(T1ReaderErrors, UnreadableFile) {
 
 TEST(T1ReaderErrors, NotJsonGivesThePosition) {
   const std::string message = read_error("broken.json", "{\n  \"ConfigurationSpace\": {\n    \"TuningParameters\": [,]\n}");
-  EXPECT_CONTAINS(message, "invalid JSON at byte 53");
+  EXPECT_CONTAINS(message, "invalid JSON at byte 54");
   EXPECT_CONTAINS(message, "line 3, column 26");
-  EXPECT_CONTAINS(read_error("empty.json", ""), "invalid JSON at byte 0");
+  EXPECT_CONTAINS(read_error("empty.json", ""), "invalid JSON at byte 1");
 }
 
 TEST(T1ReaderErrors, MissingFields) {

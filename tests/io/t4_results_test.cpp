@@ -156,9 +156,9 @@ TEST(T4Results, MalformedResultsAreErrorsNamingTheResult) {
   EXPECT_CONTAINS(t4_error(R"({"results": [{"configuration": {}, "times": {}, "invalidity": "correct"}]})"),
                   "results[0]: the configuration has no parameters");
   EXPECT_CONTAINS(t4_error(R"({"results": [{"configuration": {"a": NaN}, "times": {}, "invalidity": "correct"}]})"),
-                  "bad.json: results: parameter 'a': value nan at position 0 is not a finite number");
+                  "bad.json: results: parameter 'a': value nan at position 1 is not a finite number");
   EXPECT_CONTAINS(t4_error(R"({"metadata": {}})"), "bad.json: results: missing");
-  EXPECT_CONTAINS(t4_error(R"({"results" []})"), "bad.json: invalid JSON at byte 11 (line 1, column 12): expected ':'");
+  EXPECT_CONTAINS(t4_error(R"({"results" []})"), "bad.json: invalid JSON at byte 12 (line 1, column 12): expected ':'");
   EXPECT_CONTAINS(t4_error(R"([])"), "bad.json: expected a JSON object at the top level, got an array");
 }
 

@@ -201,6 +201,14 @@ TEST(T1KernelSpecification, ErrorsNameFileAndJsonPath) {
       {R"({"GridDivX": ["block_size_q"]})", "KernelSpecification", "grid_div_x[0]: unknown name 'block_size_q'"},
       {R"({"Defines": {"X": "(tile"}})", "KernelSpecification", "extra_defines 'X'"},
       {R"({"Metrics": {"bad": "time +"}})", "KernelSpecification", "metric 'bad'"},
+      // Issue 19 item 8: names and constant errors are checked when the file is read (they gave NaN per run).
+      {R"({"Metrics": {"GFLOP/s": "n_elements / (tme / 1e3) / 1e9"}})", "KernelSpecification",
+       "metric 'GFLOP/s': unknown name 'tme' (column 15)\n  n_elements / (tme / 1e3) / 1e9\n                ^"},
+      {R"({"Metrics": {"A": "B + 1"}})", "KernelSpecification", "metric 'A': unknown name 'B'"},  // B comes later
+      {R"({"Metrics": {"x": "time % 0"}})", "KernelSpecification",
+       "metric 'x': always raises ZeroDivisionError: the divisor is 0 (column 6)"},
+      {R"({"Metrics": {"x": "time * 2**64"}})", "KernelSpecification", "always raises OverflowError"},
+      {R"({"Metrics": {"x": "energy"}})", "KernelSpecification", "unknown name 'energy'"},
   };
   for (const BadCase& c : cases) {
     const std::string path = write_spec("bad.json", full_spec(nlohmann::json::parse(c.patch)));
@@ -213,6 +221,28 @@ TEST(T1KernelSpecification, ErrorsNameFileAndJsonPath) {
       EXPECT_CONTAINS(e.what(), c.message);
     }
   }
+}
+
+TEST(T1KernelSpecification, MetricsMayUseEverythingAnEvaluationMeasures) {
+  // Parameters, constants, the step times, accuracy measures, what an observer reports and earlier metrics.
+  const std::string path = write_spec(
+      "metrics_names.json",
+      full_spec(nlohmann::json::parse(R"({"Metrics": {"GFLOP/s": "n_elements / (time / 1e3) / 1e9",
+        "steps": "compile_time + verification_time + benchmark_time", "per_tile": "block_size_x * tile",
+        "flops_per_joule": "GFLOP/s_unused if False else n_elements / powercap_energy",
+        "nvml": "nvml_energy + nvml_power + powercap_power", "acc": "rmse * 2", "later": "steps + acc"}})")));
+  const std::string e = error_of<io::InputError>([&] { (void)read_t1_kernel_specification(path, kProblemWithConstant); });
+  // '/' is not part of a name: the first metric's name cannot be used in an expression at all.
+  EXPECT_CONTAINS(e, "metric 'flops_per_joule': unknown name 'GFLOP'");
+  const std::string ok = write_spec(
+      "metrics_names_ok.json",
+      full_spec(nlohmann::json::parse(R"({"Metrics": {"GFLOP/s": "n_elements / (time / 1e3) / 1e9",
+        "steps": "compile_time + verification_time + benchmark_time", "per_tile": "block_size_x * tile",
+        "flops_per_joule": "n_elements / powercap_energy", "nvml": "nvml_energy + nvml_power + powercap_power",
+        "acc": "rmse * 2", "z_later": "steps + acc if float_type == 'float' else 0"}})")));
+  const KernelSpecification spec = read_t1_kernel_specification(ok, kProblemWithConstant);
+  ASSERT_FALSE(spec.metrics.empty());
+  EXPECT_EQ(spec.metrics.back().name, "z_later");  // merged after the base spec's metrics, in file order
 }
 
 TEST(T1KernelSpecification, ArgumentErrorsNameTheArgumentPath) {

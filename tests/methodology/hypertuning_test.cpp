@@ -102,7 +102,7 @@ TEST(HyperparameterSpace, ValuesTheStrategyRejectsAreInputErrors) {
   };
   EXPECT_NE(message(R"({"Name": "popsiz", "Type": "int", "Values": "[1, 2]"})").find("its hyperparameters: popsize"),
             std::string::npos);
-  EXPECT_NE(message(R"({"Name": "popsize", "Type": "int", "Values": "[0, 2]"})").find("value 0 at position 0"),
+  EXPECT_NE(message(R"({"Name": "popsize", "Type": "int", "Values": "[0, 2]"})").find("value 0 at position 1"),
             std::string::npos);
   EXPECT_NE(message(R"({"Name": "popsize", "Type": "int", "Values": "[4]"}, {"Name": "popsize", "Type": "int", "Values": "[8]"})")
                 .find("declared twice with different values"),

@@ -155,6 +155,7 @@ SpaceResult space(const std::string& name, std::vector<StrategyOnSpace> strategi
 
 ComparisonReport small_report() {
   ComparisonReport report;
+  // (spaces get objective "time" in ms below)
   report.strategies = {kOdd, "genetic"};
   report.spaces.push_back(space("conv/A100", {strategy_on(kOdd, 0.25, 0.5), strategy_on("genetic", 0.4124, 0.8, 0.5)}));
   report.spaces.push_back(space("conv_A100", {strategy_on(kOdd, -1.5, -3), strategy_on("genetic", 0.5, 1)}));
@@ -168,6 +169,7 @@ ComparisonReport small_report() {
     report.aggregate.push_back(a);
   }
   report.spaces[1].strategies[0].performance[20] = -std::numeric_limits<double>::infinity();
+  for (SpaceResult& s : report.spaces) s.objective = "time", s.unit = "ms";
   report.aggregate[0].score = -0.6254;
   report.aggregate[0].error = 0.0456;
   report.aggregate[1].score = 0.4563;
@@ -221,7 +223,9 @@ TEST(SvgReport, AggregateLinesLegendAndReferences) {
   EXPECT_TRUE(contains(svg, "genetic: 0.456 ± 0.200"));
   EXPECT_TRUE(contains(svg, "random search (P = 0)"));
   EXPECT_TRUE(contains(svg, "optimum (P = 1)"));
-  EXPECT_EQ(count(svg, "stroke-dasharray=\"6,4\""), 4u);  // two reference lines and their legend entries
+  // P = 0 and P = 1 look different (colour and pattern), each in the plot and the legend.
+  EXPECT_EQ(count(svg, "stroke=\"#b03a2e\" stroke-width=\"1.5\" stroke-dasharray=\"6,4\""), 2u);
+  EXPECT_EQ(count(svg, "stroke=\"#1e6b3a\" stroke-width=\"2\" stroke-dasharray=\"2,3\""), 2u);
   // The lowest P is -1.25 (the mean of 0.5 and -3 at the end): the axis goes down to it, ticks every 0.5.
   for (const char* tick : {">-1.0</text>", ">-0.5</text>", ">0.0</text>", ">0.5</text>", ">1.0</text>"})
     EXPECT_TRUE(contains(svg, tick)) << tick;
@@ -249,9 +253,72 @@ TEST(SvgReport, SpaceFigures) {
   EXPECT_EQ(polyline_points(values), (std::vector<std::size_t>{kPoints, kPoints, kPoints}));
   EXPECT_TRUE(contains(values, "random search R(T)"));
   EXPECT_TRUE(contains(values, "optimum 1<"));
-  EXPECT_TRUE(contains(values, "time (s)"));
-  EXPECT_TRUE(contains(values, "lower is better"));
+  // Axes name their quantity and unit; values within a decade: a linear axis.
+  EXPECT_TRUE(contains(values, ">tuning time (s)<"));
+  EXPECT_TRUE(contains(values, ">best time (ms), lower is better<"));
+  EXPECT_FALSE(contains(values, "objective value"));
+  EXPECT_TRUE(contains(values, ">10</text>"));
   EXPECT_TRUE(contains(values, "T = 1.5 s to 50.5 s (50 points), budget 55 s"));
+}
+
+TEST(SvgReport, ValuesSpanningDecadesGetALogarithmicAxis) {
+  ComparisonReport report = small_report();
+  report.spaces.resize(1);
+  SpaceResult& space = report.spaces[0];
+  for (std::size_t i = 0; i < kPoints; ++i) {  // from 2000 down to 1: the worst is 2000 times the best
+    space.baseline[i] = 2000.0 / (1 + static_cast<double>(i));
+    for (auto& on : space.strategies) on.curve.values[i] = 1000.0 / (1 + static_cast<double>(i));
+  }
+  const auto dir = temp_root() / "log";
+  write_svg_report(report, dir.string());
+  const std::string values = read_text(dir / "space_conv_A100_values.svg");
+  EXPECT_EQ(xml_problem(values), "");
+  for (const char* tick : {">1</text>", ">10</text>", ">100</text>", ">1e+03</text>"})
+    EXPECT_TRUE(contains(values, tick)) << tick;
+  EXPECT_FALSE(contains(values, ">500.0</text>"));  // no linear ticks
+  EXPECT_FALSE(contains(values, "drawn at their edge"));
+}
+
+TEST(SvgReport, ValuesOutsideTheAxesAreNoted) {
+  // The parallel coordinates of a three-objective front stop at 1.5; a point beyond is clipped, and said so.
+  MoComparisonReport report;
+  MoSpaceResult space;
+  space.name = "three";
+  space.ideal = {0, 0, 0};
+  space.nadir = {1, 1, 1};
+  space.true_front = {{0, 1, 1}, {1, 0, 0.5}};
+  MoStrategyOnSpace on;
+  on.strategy = "nsga2";
+  on.final_front = {{0, 1, 1}, {4, 0, 0.5}};
+  on.median_igd = {1, 0.5};
+  space.strategies.push_back(on);
+  report.spaces.push_back(space);
+  const std::vector<Objective> objectives{{"time", false}, {"energy", false}, {"smem", false}};
+  const auto dir = temp_root() / "mo";
+  write_svg_report(report, objectives, dir.string());
+  const std::string front = read_text(dir / "space_three_front.svg");
+  EXPECT_EQ(xml_problem(front), "");
+  EXPECT_TRUE(contains(front, "1 value outside the axes&apos; range is drawn at their edge.")) << front;
+
+  // Two objectives: the found points are rings drawn after (above) the true front, axes say which way is better.
+  space.ideal = {0, 0};
+  space.nadir = {1, 1};
+  space.true_front = {{1, 100}, {10, 10}, {100, 1}};
+  report.spaces[0] = space;
+  report.spaces[0].name = "two";
+  report.spaces[0].strategies[0].final_front = {{1, 100}, {20, 20}};
+  write_svg_report(report, {{"time", false}, {"energy", false}}, dir.string());
+  const std::string two = read_text(dir / "space_two_front.svg");
+  EXPECT_EQ(xml_problem(two), "");
+  EXPECT_TRUE(contains(two, ">time (lower is better)<"));
+  EXPECT_TRUE(contains(two, ">energy (lower is better)<"));
+  const auto first_ring = two.find("r=\"4\" fill=\"none\"");
+  const auto last_truth = two.rfind("fill=\"#9a9a9a\"");
+  ASSERT_NE(first_ring, std::string::npos);
+  ASSERT_NE(last_truth, std::string::npos);
+  EXPECT_LT(last_truth, first_ring) << "the strategies' points must be drawn over the true front";
+  EXPECT_EQ(count(two, "r=\"4\" fill=\"none\""), 2u) << two;
+  EXPECT_TRUE(contains(two, ">100</text>"));  // 1 to 100 on both axes: logarithmic
 }
 
 TEST(SvgReport, ScoresTable) {

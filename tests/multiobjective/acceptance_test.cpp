@@ -1,9 +1,12 @@
 // The multi-objective acceptance check on the data ktune made itself (tests/data/multiobjective: three kernels with
 // tunable precision, five objectives): NSGA-II and NSGA-III reach a median IGD+ at least 30% better than random
-// search at 150 and 200 evaluations and need at most 60% of random search's evaluations to match its IGD+ at 200.
+// search at 150 and 200 evaluations and need at most 60% of random search's evaluations to match its IGD+ at 200
+// (means over eight seeds).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,22 +31,36 @@ TEST(MultiObjectiveAcceptance, NsgaBeatsRandomSearchOnTheFiveObjectiveData) {
   methodology::MoComparisonOptions o;
   o.objectives = parse_objectives({"time,memory,MRE,NRMSE,NMAE"});
   o.budget = 200;
-  o.repeats = 100;  // 25 leaves the share needed to match random search within +-8% from seed to seed
-  o.seed = 0;
+  o.repeats = 100;
   o.checkpoints = {150, 200};
-  const auto report = methodology::compare_multiobjective(
-      spaces, {methodology::parse_strategy_spec("nsga2"), methodology::parse_strategy_spec("nsga3")}, o);
-  ASSERT_EQ(report.spaces.size(), kKernels.size());
-  for (const auto& space : report.spaces) {
-    EXPECT_GE(space.true_front.size(), 5u) << space.name << ": the objectives must conflict";
-    EXPECT_GE(space.configurations, 400u) << space.name << ": much larger than the budget";
+  // Even over 100 repeats the share needed to match random search moves by +-5% from seed to seed (0.52 to 0.64 for
+  // seeds 0..7): the criteria hold for the mean over eight seeds, not for one lucky stream.
+  constexpr int kSeeds = 8;
+  std::map<std::string, std::array<double, 3>> sums;  // improvement at 150, at 200, share to match
+  for (int seed = 0; seed < kSeeds; ++seed) {
+    o.seed = static_cast<std::uint64_t>(seed);
+    const auto report = methodology::compare_multiobjective(
+        spaces, {methodology::parse_strategy_spec("nsga2"), methodology::parse_strategy_spec("nsga3")}, o);
+    ASSERT_EQ(report.spaces.size(), kKernels.size());
+    if (seed == 0)
+      for (const auto& space : report.spaces) {
+        EXPECT_GE(space.true_front.size(), 5u) << space.name << ": the objectives must conflict";
+        EXPECT_GE(space.configurations, 400u) << space.name << ": much larger than the budget";
+      }
+    for (const auto& a : report.aggregate) {
+      if (a.strategy == report.baseline) continue;
+      auto& sum = sums[a.strategy];
+      sum[0] += a.improvement[0] / kSeeds;
+      sum[1] += a.improvement[1] / kSeeds;
+      sum[2] += a.evaluations_to_match / kSeeds;
+    }
   }
-  for (const auto& a : report.aggregate) {
-    if (a.strategy == report.baseline) continue;
-    SCOPED_TRACE(a.strategy);
-    EXPECT_GE(a.improvement[0], 0.30) << "median IGD+ improvement over random search at 150 evaluations";
-    EXPECT_GE(a.improvement[1], 0.30) << "at 200 evaluations";
-    EXPECT_LE(a.evaluations_to_match, 0.60) << "share of the budget needed to match random search at 200";
+  ASSERT_EQ(sums.size(), 2u);
+  for (const auto& [strategy, mean] : sums) {
+    SCOPED_TRACE(strategy);
+    EXPECT_GE(mean[0], 0.30) << "median IGD+ improvement over random search at 150 evaluations";
+    EXPECT_GE(mean[1], 0.30) << "at 200 evaluations";
+    EXPECT_LE(mean[2], 0.60) << "share of the budget needed to match random search at 200";
   }
 }
 

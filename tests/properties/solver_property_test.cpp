@@ -5,6 +5,8 @@
 #include <set>
 
 #include "ktune/expr/errors.hpp"
+#include "ktune/expr/evaluator.hpp"
+#include "ktune/expr/parser.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/solver/brute_force.hpp"
 #include "random_problem.hpp"
@@ -48,6 +50,100 @@ TEST(SolverProperty, SolverEqualsBruteForceOnRandomProblems) {
   EXPECT_GT(checked, 1200);
   EXPECT_GT(nonempty, 600);
   std::printf("checked %d random problems (%d non-empty), %d rejected statically\n", checked, nonempty, static_errors);
+}
+
+// One evaluation's outcome: the value, or the kind of error raised.
+struct Outcome {
+  bool raised = false;
+  ktune::expr::EvalErrorKind kind = ktune::expr::EvalErrorKind::Type;
+  ktune::Value value;
+};
+
+bool same_outcome(const Outcome& a, const Outcome& b) {
+  if (a.raised || b.raised) return a.raised == b.raised && a.kind == b.kind;
+  return ktune::same_value(a.value, b.value);
+}
+
+std::string show(const Outcome& o) {
+  return o.raised ? "raises kind " + std::to_string(static_cast<int>(o.kind)) : o.value.repr();
+}
+
+// Issue 19 item 3: integers near and beyond 2^53 and 2^63 (parameter values, literals, powers up to 65). The solver
+// (numeric program, compiled code, folding, bounds) equals brute force, and the compiled expression gives the tree
+// evaluator's result or error on every configuration.
+TEST(SolverProperty, HugeIntegersAgreeAcrossSolverBruteForceAndEvaluators) {
+  using ktune::expr::CompiledExpression;
+  ktune::testing::RandomProblemGenerator gen(19, ktune::testing::RandomProblemGenerator::Numbers::Huge);
+  int checked = 0, static_errors = 0, with_errors = 0, evaluations = 0;
+  for (int round = 0; round < 700; ++round) {
+    const auto problem = gen.next();
+    SCOPED_TRACE(describe(problem));
+    std::optional<ktune::SearchSpace> space;
+    try {
+      space.emplace(ktune::SearchSpace::build(problem, {.threads = round % 2 ? 2u : 1u}));
+    } catch (const ktune::expr::ExpressionError&) {
+      ++static_errors;
+      continue;
+    }
+    const auto reference = ktune::brute_force_configs(problem);
+    ASSERT_EQ(space->size(), reference.size());
+    for (const auto& c : reference) ASSERT_TRUE(space->index_of(c).has_value());
+    ++checked;
+    with_errors += space->report().evaluation_errors > 0;
+
+    std::vector<std::string> names;
+    std::vector<ktune::expr::TypeSet> types;
+    for (const auto& param : problem.parameters) {
+      names.push_back(param.name);
+      ktune::expr::TypeSet t = 0;
+      for (const auto& v : param.values) t |= ktune::expr::type_bit(v.type());
+      types.push_back(t);
+    }
+    if (problem.cartesian_size() > 4000) continue;
+    for (const auto& source : problem.constraints) {
+      const auto tree = ktune::expr::parse_expression(source);
+      const auto compiled = CompiledExpression::compile(*tree, source, names, types, problem.constants);
+      ktune::Config index(problem.parameters.size(), 0);
+      std::vector<ktune::Value> values(problem.parameters.size());
+      for (bool more = true; more;) {
+        for (std::size_t p = 0; p < values.size(); ++p) values[p] = problem.parameters[p].values[index[p]];
+        Outcome by_tree, by_code;
+        try {
+          by_tree.value = ktune::expr::evaluate(
+              *tree,
+              [&](std::string_view name) -> const ktune::Value* {
+                for (std::size_t p = 0; p < names.size(); ++p)
+                  if (names[p] == name) return &values[p];
+                const auto it = problem.constants.find(name);
+                return it == problem.constants.end() ? nullptr : &it->second;
+              },
+              source);
+        } catch (const ktune::expr::EvalError& e) {
+          by_tree.raised = true;
+          by_tree.kind = e.kind();
+        }
+        try {
+          by_code.value = compiled.evaluate(values.data());
+        } catch (const ktune::expr::EvalError& e) {
+          by_code.raised = true;
+          by_code.kind = e.kind();
+        }
+        std::string config;
+        for (const auto& v : values) config += v.repr() + " ";
+        ASSERT_TRUE(same_outcome(by_tree, by_code))
+            << source << " at " << config << ": tree " << show(by_tree) << ", compiled " << show(by_code);
+        ++evaluations;
+        std::size_t p = index.size();
+        while (p > 0 && ++index[p - 1] == problem.parameters[p - 1].values.size()) index[--p] = 0;
+        more = p > 0;
+      }
+    }
+  }
+  EXPECT_GT(checked, 400);
+  EXPECT_GT(with_errors, 50);  // overflow must really happen, or this proves little
+  std::printf("checked %d problems with huge integers (%d with evaluation errors), %d rejected statically, %d "
+              "evaluations compared\n",
+              checked, with_errors, static_errors, evaluations);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #pragma once
 // Random small tuning problems with constraints drawn from the whole constraint grammar, for property tests.
+#include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -10,7 +12,10 @@ namespace ktune::testing {
 
 class RandomProblemGenerator {
  public:
-  explicit RandomProblemGenerator(std::uint64_t seed) : rng_(seed) {}
+  // Huge: integer values and literals near and beyond 2^53 and 2^63 as well (exactness and overflow).
+  enum class Numbers { Small, Huge };
+  explicit RandomProblemGenerator(std::uint64_t seed, Numbers numbers = Numbers::Small)
+      : rng_(seed), huge_(numbers == Numbers::Huge) {}
 
   Problem next() {
     Problem p;
@@ -46,8 +51,17 @@ class RandomProblemGenerator {
     for (std::size_t tries = 0; out.size() < n && tries < 50; ++tries) {
       Value v;
       switch (kind) {
-        case Int: v = Value(static_cast<std::int64_t>(rng_.below(13)) - 4); break;
-        case Float: v = Value(static_cast<double>(static_cast<std::int64_t>(rng_.below(17)) - 8) / 4.0); break;
+        case Int:
+          v = huge_ && rng_.below(2) ? Value(huge_int()) : Value(static_cast<std::int64_t>(rng_.below(13)) - 4);
+          break;
+        case Float:
+          if (huge_ && rng_.below(3) == 0) {
+            static constexpr double floats[] = {4e18, 1e19, 9007199254740992.0, -1e19, 9.223372036854775807e18};
+            v = Value(floats[rng_.below(std::size(floats))]);
+          } else {
+            v = Value(static_cast<double>(static_cast<std::int64_t>(rng_.below(17)) - 8) / 4.0);
+          }
+          break;
         case Bool: v = Value(rng_.below(2) == 1); break;
         case String: v = Value(std::string(1, static_cast<char>('a' + rng_.below(4)))); break;
         case Mixed:
@@ -68,7 +82,26 @@ class RandomProblemGenerator {
     return p.parameters[candidates[rng_.below(candidates.size())]].name;
   }
 
+  // Integers around the limits of doubles (2^53) and of int64 (2^63).
+  std::int64_t huge_int() {
+    static constexpr std::int64_t values[] = {
+        std::int64_t{1} << 31,       (std::int64_t{1} << 53) - 1, (std::int64_t{1} << 53) + 1, 5559060566555523,  // 3**33
+        std::int64_t{1} << 62,       (std::int64_t{1} << 62) + 1, INT64_MAX,                   INT64_MIN,
+        -(std::int64_t{1} << 62),    3037000499,  // floor(sqrt(2^63))
+        3037000500};
+    return values[rng_.below(std::size(values))];
+  }
+
+  std::string huge_literal() {
+    static const char* literals[] = {"2**62",      "3**33",       "2**53 + 1",          "9223372036854775807",
+                                     "(-9223372036854775807 - 1)", "4611686018427387905", "3037000500",
+                                     "4e18",       "1e19",        "2**31",              "-(2**62)",
+                                     "9007199254740993"};
+    return literals[rng_.below(std::size(literals))];
+  }
+
   std::string number_literal() {
+    if (huge_ && rng_.below(3) == 0) return huge_literal();
     switch (rng_.below(4)) {
       case 0: return std::to_string(static_cast<int>(rng_.below(9)) - 2);
       case 1: return std::to_string(static_cast<int>(rng_.below(5)) + 1) + ".5";
@@ -91,7 +124,8 @@ class RandomProblemGenerator {
       case 3: return "(" + numeric(depth - 1, p) + " / " + numeric(depth - 1, p) + ")";
       case 4: return "(" + numeric(depth - 1, p) + " // " + numeric(depth - 1, p) + ")";
       case 5: return "(" + numeric(depth - 1, p) + " % " + numeric(depth - 1, p) + ")";
-      case 6: return "(" + numeric(depth - 1, p) + " ** " + std::to_string(rng_.below(3)) + ")";
+      case 6:
+        return "(" + numeric(depth - 1, p) + " ** " + std::to_string(huge_ ? rng_.below(66) : rng_.below(3)) + ")";
       case 7: return "-" + numeric(depth - 1, p);
       case 8: {
         static const char* fns[] = {"min", "max"};
@@ -140,6 +174,7 @@ class RandomProblemGenerator {
   }
 
   Rng rng_;
+  bool huge_ = false;
   std::vector<Kind> kinds_;
 };
 

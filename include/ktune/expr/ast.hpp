@@ -34,6 +34,7 @@ struct Node {
   NodeKind kind = NodeKind::Constant;
   int begin = 0;  // 0-based column of the first character in the source
   int end = 0;    // one past the last character
+  int op = -1;    // 0-based column of the operator (Binary, Compare: the first one), where its errors point; -1: begin
   Value value;                      // Constant
   std::string name;                 // Name, Call (function), ListComp (loop variable)
   UnaryOp unary_op = UnaryOp::Neg;  // Unary
@@ -43,6 +44,8 @@ struct Node {
   std::vector<NodePtr> children;
 
   NodePtr clone() const;
+  // Where an error raised by this node points: its operator, else its first character (a call's name).
+  int error_column() const { return op >= 0 ? op : begin; }
 };
 
 const char* to_string(BinaryOp op);   // "+", "//", ...

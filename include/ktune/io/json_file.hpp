@@ -1,7 +1,10 @@
 #pragma once
 // Loading JSON input files, plain or gzip-compressed (detected from the content, not the name).
+#include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -10,7 +13,18 @@ namespace ktune::io {
 // The whole content of a file, gunzipped if it is gzip data. Throws InputError naming the file.
 std::string read_file_text(const std::string& path);
 
-// Parses JSON text; a syntax error throws InputError naming `source_name` with the byte offset, line and column.
+// How deeply JSON input may nest objects and arrays (the top-level value is level 1). Deeper text is refused with an
+// InputError before a document is built: the code that walks documents (nlohmann's dump() and copies,
+// value_from_json, the lenient reader) recurses once per level, and 200000 levels would overflow the stack.
+inline constexpr std::size_t kMaxJsonDepth = 512;
+
+// What nlohmann's parser does not check itself: nesting deeper than kMaxJsonDepth, and a NUL byte (it takes one for
+// the end of the text and ignores what follows). The byte offset of the first such problem and what it is, else
+// nullopt. Looks at brackets, strings and NUL bytes only: the text need not be valid JSON.
+std::optional<std::pair<std::size_t, std::string>> json_text_problem(std::string_view text);
+
+// Parses JSON text; a syntax error throws InputError naming `source_name` with the byte offset, line and column, as
+// does a json_text_problem.
 nlohmann::json parse_json_text(const std::string& text, const std::string& source_name,
                                const nlohmann::json::parser_callback_t& callback = nullptr);
 

@@ -103,8 +103,12 @@ struct KernelSpecification {
   double timeout_s = 60;    // per configuration (compile + verification + benchmark); the evaluation is a timeout
   BackendOptions backend_options;
 
-  // Throws std::invalid_argument naming the argument/field: unknown backend, no kernel, bad sizes, duplicate names.
+  // Throws std::invalid_argument naming the argument/field: unknown backend, no kernel, bad sizes, duplicate names,
+  // a metric that uses an unknown name or always raises (with a caret under it).
   void validate(const Problem& problem) const;
+
+ private:
+  void check_metric_names(const Problem& problem) const;
 };
 
 // What one configuration needs to run: the kernel name after substitution, the defines and the geometry.
@@ -154,5 +158,8 @@ double accuracy_error(std::string_view metric, const KernelArgument& expected, E
 // "Tolerance", "Accuracy", "BlockSizeNames", "Defines" (the format: docs/live-tuning.md, "Problem description").
 // Errors are io::InputError naming the file and JSON path.
 KernelSpecification read_t1_kernel_specification(const std::string& path, const Problem& problem);
+// The same from the text of a T1 file (plain JSON); `path` names it in errors and is the base of relative file names.
+KernelSpecification parse_t1_kernel_specification(const std::string& text, const std::string& path,
+                                                  const Problem& problem);
 
 }  // namespace ktune::live

@@ -51,6 +51,10 @@ struct LiveEvaluatorOptions {
   // (observer_notes()); its measurements then do not exist (an objective on them is an error).
   std::vector<std::string> observers = {};
   ObserverOptions observer_options = {};  // its device is taken from the spec's backend options
+  // What an isolated worker wrote to stdout/stderr while running a configuration (kernel printf, driver warnings),
+  // with that configuration ("block_size_x=128, tile=2"). Empty: each line goes to stderr as
+  // "[block_size_x=128, tile=2] line".
+  std::function<void(const std::string& configuration, const std::string& output)> on_worker_output = {};
 };
 
 // The device `spec` names, as its backend reports it, before any space is built: Kernel Tuner takes the block-size
@@ -93,6 +97,7 @@ class LiveEvaluator final : public Evaluator {
   detail::WorkerReply run(const detail::RunRequest& request, Clock::time_point deadline);
   void run_reference_configuration();
   EvaluationRecord evaluate_config(const std::vector<Value>& config);
+  void show_worker_output(const std::vector<Value>& config, const std::string& output) const;
   // "" when the outputs are correct, else why not; fills `measurements` with the accuracy measures.
   std::string check_outputs(const std::vector<std::vector<std::byte>>& outputs,
                             std::map<std::string, double, std::less<>>& measurements) const;
@@ -112,6 +117,7 @@ class LiveEvaluator final : public Evaluator {
   std::size_t workers_started_ = 0;
   std::vector<std::string> observers_, observer_notes_;
   ObserverOptions observer_options_;
+  std::function<void(const std::string&, const std::string&)> on_worker_output_;
 
   // Verification: the arguments read back after the check run, their expected contents (reference), tolerances.
   bool verify_ = false;

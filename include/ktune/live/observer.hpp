@@ -42,5 +42,10 @@ struct ObserverOptions {
 // no driver). Throws std::invalid_argument for an unknown name.
 std::unique_ptr<Observer> make_observer(const std::string& name, const ObserverOptions& options, std::string& why_not);
 std::vector<std::string> observer_names();
+// Every name an observer above may report (metrics may use them: KernelSpecification::validate checks names).
+inline const std::vector<std::string>& observer_measurement_names() {
+  static const std::vector<std::string> names{"powercap_energy", "powercap_power", "nvml_energy", "nvml_power"};
+  return names;
+}
 
 }  // namespace ktune::live

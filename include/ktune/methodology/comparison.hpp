@@ -69,6 +69,7 @@ struct StrategyOnSpace {
 
 struct SpaceResult {
   std::string name;
+  std::string objective, unit;  // what the values are ("time", "ms"); the unit is "" when the file does not say
   SpaceStatistics stats;
   CutoffRange range;
   double budget_seconds = 0;

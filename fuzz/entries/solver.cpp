@@ -1,0 +1,70 @@
+// Fuzz target "solver": constraints as users hand them to the solver. The input, split at ';', gives up to 8
+// constraints of a small problem (mixed parameter types, constants, the implicit block-size constraint);
+// SearchSpace::build may reject it only with ProblemError or ExpressionError, and a space it builds must equal the
+// brute-force enumeration with the tree evaluator (which shares no splitting, folding, tables or numeric programs
+// with the solver). The smallest constraints the solver reports must parse.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ktune/expr/parser.hpp"
+#include "ktune/problem.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/solver/brute_force.hpp"
+#include "fuzz_entries.hpp"
+
+namespace {
+
+using namespace ktune;
+using ktune::fuzz::check;
+
+Problem base_problem() {
+  Problem p;
+  p.name = "fuzz";
+  p.parameters = {
+      {"block_size_x", {Value(1), Value(2), Value(4), Value(16), Value(32)}},
+      {"block_size_y", {Value(1), Value(2), Value(8)}},
+      {"tile", {Value(1), Value(2), Value(3)}},
+      {"f", {Value(0.5), Value(2.5)}},
+      {"use_shared", {Value(false), Value(true)}},
+      {"alg", {Value("naive"), Value("tiled")}},
+      {"m", {Value(1), Value(2.5), Value("x")}},
+  };
+  p.constants = {{"N", Value(1024)}, {"eps", Value(0.5)}};
+  p.max_threads = 128;  // block_size_x * block_size_y <= 128 rules out a few
+  return p;
+}
+
+}  // namespace
+
+int ktune_fuzz_solver(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  Problem problem = base_problem();
+  for (std::size_t begin = 0; begin <= input.size() && problem.constraints.size() < 8;) {
+    std::size_t end = input.find(';', begin);
+    if (end == std::string_view::npos) end = input.size();
+    problem.constraints.emplace_back(input.substr(begin, end - begin));
+    begin = end + 1;
+  }
+
+  BuildOptions options;
+  options.threads = 1;
+  std::optional<SearchSpace> space;
+  try {
+    space.emplace(SearchSpace::build(problem, options));
+  } catch (const ProblemError&) {
+    return 0;
+  } catch (const expr::ExpressionError&) {
+    return 0;
+  }
+  for (const std::string& constraint : space->report().constraints) {
+    try {
+      (void)expr::parse_expression(constraint);
+    } catch (const expr::ExpressionError& e) {
+      check(false, "the solver reports a constraint that does not parse: " + std::string(e.what()));
+    }
+  }
+  const BruteForceCheck result = verify_brute_force(*space);
+  check(result.ok, "solver and brute force disagree: " + result.message);
+  return 0;
+}
