@@ -83,6 +83,8 @@ std::string describe_status(int status) {
   // A crashing kernel must end the worker with its signal (reported to the parent), not run the parent's handlers
   // (sanitizers, crash reporters) in a half-broken process.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
+  // stdout is captured, not a terminal: line-buffer it, so that what a kernel prints before it crashes is seen.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::unique_ptr<KernelRunner> runner;
   try {
     runner = make_runner();
@@ -111,6 +113,7 @@ std::string describe_status(int status) {
       result.outcome = RunOutcome::error;
       result.message = e.what();
     }
+    std::fflush(nullptr);  // what the kernel printed belongs to this configuration's reply
     out.clear();
     encode(result, out);
     if (!send_frame(fd, kResult, out)) break;

@@ -338,5 +338,25 @@ void scale(const float* in, float* out, int n) {
   EXPECT_LT(r.framework_ms, 500.0);
 }
 
+TEST(LiveWorkerOutput, WhatAKernelPrintsNamesItsConfigurationAndStaysOffStdout) {
+  REQUIRE_CPP_BACKEND();
+  const std::string kernel = testing::cli_write_temp("prints.c", R"(
+#include <stdio.h>
+void scale(const float* in, float* out, int n) {
+  for (int i = 0; i < n; ++i) out[i] = in[i] * factor;
+  printf("kernel says %d\n", factor);
+  fprintf(stderr, "and warns %d\n", block_size_x);
+}
+)");
+  const std::string t1 = testing::cli_write_temp("prints_T1.json", t1_for(kernel, 20, 1));
+  const testing::KtuneRun run = run_ktune("tune " + quoted(t1) + " --strategy brute_force --max-fevals 2 --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(nlohmann::json::accept(run.out)) << "stdout must hold the JSON only:\n" << run.out;
+  EXPECT_TRUE(testing::contains(run.err, "[factor=1, block_size_x=16] kernel says 1\n")) << run.err;
+  EXPECT_TRUE(testing::contains(run.err, "[factor=1, block_size_x=16] and warns 16\n")) << run.err;
+  EXPECT_TRUE(testing::contains(run.err, "[factor=1, block_size_x=32] kernel says 1\n")) << run.err;
+  EXPECT_FALSE(testing::contains(run.err, "[factor=2")) << run.err;  // only the two configurations measured
+}
+
 }  // namespace
 }  // namespace ktune
