@@ -296,7 +296,7 @@ int run_tune(const TuneOptions& o) {
   }
 
   TuningResult result = tune(*space, *evaluator, *strategy, options);
-  console.finish(result);
+  console.finish();
   if (cache) cache->close();
 
   const Trace& trace = result.trace;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -32,7 +33,7 @@ const char* failure_words(Status status) {
   return "ok";
 }
 
-// The first non-blank line of a failure message, shortened: the whole text is in the results files.
+// The first non-blank line of a failure message, shortened: the whole text is in the CSV results.
 std::string first_line(const std::string& message) {
   std::size_t begin = 0;
   while (begin < message.size()) {
@@ -182,8 +183,7 @@ void ConsoleReporter::print_progress(const CostFunction& cost, bool force) {
   }
 }
 
-void ConsoleReporter::finish(const TuningResult& result) {
-  (void)result;
+void ConsoleReporter::finish() {
   if (progress_pending_) std::fputc('\n', options_.stream);
   progress_pending_ = false;
   std::fflush(options_.stream);

@@ -59,7 +59,7 @@ TEST(ConsoleReporter, HeaderLinesProgressAndFailuresInALog) {
   tuning.listeners.push_back(&console);
   auto strategy = make_strategy("brute_force");
   const TuningResult result = tune(space, evaluator, *strategy, tuning);
-  console.finish(result);
+  console.finish();
   const auto lines = lines_of(contents(out));
   std::fclose(out);
 

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <map>
 #include <optional>
 #include <string>
 
@@ -15,7 +14,6 @@
 #include "ktune/tuning/budget.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/evaluation_record.hpp"
-#include "ktune/tuning/tune.hpp"
 
 namespace ktune {
 
@@ -45,8 +43,8 @@ class ConsoleReporter final : public TuningListener {
   // The header; `space` gives the number of configurations. Starts the elapsed-time clock.
   void header(const TuningHeader& header, const SearchSpace& space);
   void on_evaluation(const CostFunction& cost, std::size_t position) override;
-  // Ends the progress line (a final state of it), so that what follows starts on a line of its own.
-  void finish(const TuningResult& result);
+  // Ends an in-place progress line, so that what follows starts on a line of its own.
+  void finish();
 
   // One configuration as Kernel Tuner prints it: "block_size_x=128, tile=2".
   static std::string configuration_text(const SearchSpace& space, std::size_t index);
