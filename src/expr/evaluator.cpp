@@ -104,6 +104,12 @@ Value evaluate(const Node& node, const NameResolver& names, std::string_view sou
   return TreeEvaluator(source).eval(node, names);
 }
 
+TypeSet types_of(const std::vector<Value>& values) {
+  TypeSet t = 0;
+  for (const Value& v : values) t |= type_bit(v.type());
+  return t;
+}
+
 Value evaluate_constant_expression(std::string_view source) {
   const NodePtr root = parse_expression(source);
   return evaluate(*root, [](std::string_view) -> const Value* { return nullptr; }, source);

@@ -39,9 +39,7 @@ void add_derived_measurements(ResultsFile& results, const std::vector<DerivedMea
   }
   for (const Parameter& p : problem.parameters) {
     names.push_back(p.name);
-    expr::TypeSet t = 0;
-    for (const Value& v : p.values) t |= expr::type_bit(v.type());
-    types.push_back(t);
+    types.push_back(expr::types_of(p.values));
   }
   for (const auto& d : derived) {
     const std::string field = fmt::format("derived measurement '{}'", d.name);

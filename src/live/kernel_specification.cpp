@@ -118,9 +118,7 @@ void KernelSpecification::check_metric_names(const Problem& problem) const {
   std::vector<expr::TypeSet> types(names.size(), expr::type_bit(ValueType::Float));
   for (const Parameter& p : problem.parameters) {
     names.push_back(p.name);
-    expr::TypeSet t = 0;
-    for (const Value& v : p.values) t |= expr::type_bit(v.type());
-    types.push_back(t);
+    types.push_back(expr::types_of(p.values));
   }
   for (const Metric& m : metrics) {
     try {

@@ -104,10 +104,8 @@ LaunchPlanner::LaunchPlanner(const KernelSpecification& spec, const Problem& pro
     return problem.constants.count(name) > 0;
   };
   for (const Parameter& p : problem.parameters) {
-    expr::TypeSet types = 0;
-    for (const Value& v : p.values) types |= expr::type_bit(v.type());
     slot_names_.push_back(p.name);
-    slot_types_.push_back(types);
+    slot_types_.push_back(expr::types_of(p.values));
     parameter_names_.push_back(p.name);
   }
   const expr::TypeSet int_type = expr::type_bit(ValueType::Int);

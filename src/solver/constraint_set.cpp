@@ -199,12 +199,6 @@ ConstraintKind classify(const Node& n, std::size_t num_params) {
   return ConstraintKind::General;
 }
 
-expr::TypeSet types_of(const Parameter& p) {
-  expr::TypeSet t = 0;
-  for (const auto& v : p.values) t |= expr::type_bit(v.type());
-  return t;
-}
-
 }  // namespace
 
 void collect_names(const Node& node, std::vector<std::string>& out) {
@@ -218,7 +212,7 @@ std::vector<PreparedConstraint> prepare_constraints(const Problem& problem) {
   std::vector<bool> numeric_param;
   for (const auto& p : problem.parameters) {
     slot_names.push_back(p.name);
-    slot_types.push_back(types_of(p));
+    slot_types.push_back(expr::types_of(p.values));
     // Values a double holds exactly (up to 2^53) only: larger integers go through the exact evaluator.
     numeric_param.push_back(std::all_of(p.values.begin(), p.values.end(), [](const Value& v) {
       return v.is_numeric() && std::fabs(v.to_double()) <= NumericProgram::kExactLimit;

@@ -18,6 +18,7 @@
 #include "ktune/io/results_file.hpp"
 #include "ktune/live/backend.hpp"
 #include "run_ktune.hpp"
+#include "slow_scale_problem.hpp"
 
 extern char** environ;
 
@@ -27,47 +28,7 @@ namespace {
 using testing::quoted;
 using testing::run_ktune;
 
-// Each launch sleeps, so a configuration takes ~100 ms: the run is slow enough to be killed in the middle.
-constexpr const char* kSlowKernel = R"(
-#include <time.h>
-void scale(const float* in, float* out, int n) {
-  struct timespec pause = {0, 12 * 1000 * 1000};
-  nanosleep(&pause, 0);
-  for (int i = 0; i < n; ++i) out[i] = in[i] * factor;
-}
-)";
-
-std::string slow_t1(const std::string& kernel_file) {
-  nlohmann::json t1 = {
-      {"General", {{"BenchmarkName", "slow_scale"}, {"FormatVersion", 1}}},
-      {"ConfigurationSpace",
-       {{"TuningParameters",
-         {{{"Name", "factor"}, {"Type", "int"}, {"Values", "[1, 2, 3, 4]"}},
-          {{"Name", "block_size_x"}, {"Type", "int"}, {"Values", "[16, 32, 64, 128]"}}}},
-        {"Conditions", nlohmann::json::array()}}},
-      {"KernelSpecification",
-       {{"Language", "C"},
-        {"KernelName", "scale"},
-        {"KernelFile", kernel_file},
-        {"ProblemSize", {256}},
-        {"Iterations", 7},
-        {"TimeoutSeconds", 20},
-        {"Arguments",
-         {{{"Name", "in"}, {"Type", "float"}, {"Size", 256}, {"MemoryType", "Vector"}, {"AccessType", "ReadOnly"},
-           {"FillType", "Random"}, {"RandomSeed", 3}},
-          {{"Name", "out"}, {"Type", "float"}, {"Size", 256}, {"MemoryType", "Vector"}, {"AccessType", "WriteOnly"}},
-          {{"Name", "n"}, {"Type", "int32"}, {"MemoryType", "Scalar"}, {"FillValue", 256}}}}}}};
-  return t1.dump(2);
-}
-
-// Complete entries in the cache so far, as the project's reader sees the (possibly cut) file.
-std::size_t cache_entries(const std::string& path) {
-  try {
-    return io::read_results_file(path).records.size();
-  } catch (const std::exception&) {  // not there yet, or cut inside its header
-    return 0;
-  }
-}
+using testing::cache_entries;
 
 TEST(LiveResume, KilledRunResumesWithEveryConfigurationOnce) {
   try {
@@ -75,8 +36,8 @@ TEST(LiveResume, KilledRunResumesWithEveryConfigurationOnce) {
   } catch (const live::BackendUnavailable& e) {
     GTEST_SKIP() << "the cpp backend is not available here: " << e.what();
   }
-  const std::string kernel = testing::cli_write_temp("slow_scale.c", kSlowKernel);
-  const std::string t1 = testing::cli_write_temp("slow_scale_T1.json", slow_t1(kernel));
+  const std::string kernel = testing::cli_write_temp("slow_scale.c", testing::kSlowScaleKernel);
+  const std::string t1 = testing::cli_write_temp("slow_scale_T1.json", testing::scale_t1(kernel));
   const std::string cache = (testing::cli_temp_dir() / "slow_scale_cache.json").string();
   std::remove(cache.c_str());
 
@@ -157,8 +118,8 @@ TEST(LiveTuneCommand, T1WithoutKernelSpecificationNeedsSimulate) {
 }
 
 TEST(LiveTuneCommand, BadStatisticIsAUsageError) {
-  const std::string kernel = testing::cli_write_temp("slow_scale2.c", kSlowKernel);
-  const std::string t1 = testing::cli_write_temp("slow_scale2_T1.json", slow_t1(kernel));
+  const std::string kernel = testing::cli_write_temp("slow_scale2.c", testing::kSlowScaleKernel);
+  const std::string t1 = testing::cli_write_temp("slow_scale2_T1.json", testing::scale_t1(kernel));
   const auto run = run_ktune("tune " + quoted(t1) + " --statistic mode");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_TRUE(testing::contains(run.err, "--statistic: 'mode' is not mean, median or min")) << run.err;

@@ -21,6 +21,7 @@
 
 #include "ktune/io/results_file.hpp"
 #include "ktune/live/backend.hpp"
+#include "slow_scale_problem.hpp"
 #include "spawn_ktune.hpp"
 
 namespace ktune {
@@ -48,48 +49,9 @@ bool cpp_backend_available(std::string& why) {
     if (!cpp_backend_available(why)) GTEST_SKIP() << "no cpp backend here: " << why; \
   } while (0)
 
-// A T1 file over factor x block_size_x (16 configurations) for `kernel_file`, a kernel
-// `void scale(const float* in, float* out, int n)`.
-std::string t1_for(const std::string& kernel_file, double timeout_s = 20, int iterations = 7) {
-  nlohmann::json t1 = {
-      {"General", {{"BenchmarkName", "scale"}, {"FormatVersion", 1}}},
-      {"ConfigurationSpace",
-       {{"TuningParameters",
-         {{{"Name", "factor"}, {"Type", "int"}, {"Values", "[1, 2, 3, 4]"}},
-          {{"Name", "block_size_x"}, {"Type", "int"}, {"Values", "[16, 32, 64, 128]"}}}},
-        {"Conditions", nlohmann::json::array()}}},
-      {"KernelSpecification",
-       {{"Language", "C"},
-        {"KernelName", "scale"},
-        {"KernelFile", kernel_file},
-        {"ProblemSize", {256}},
-        {"Iterations", iterations},
-        {"TimeoutSeconds", timeout_s},
-        {"Arguments",
-         {{{"Name", "in"}, {"Type", "float"}, {"Size", 256}, {"MemoryType", "Vector"}, {"AccessType", "ReadOnly"},
-           {"FillType", "Random"}, {"RandomSeed", 3}},
-          {{"Name", "out"}, {"Type", "float"}, {"Size", 256}, {"MemoryType", "Vector"}, {"AccessType", "WriteOnly"}},
-          {{"Name", "n"}, {"Type", "int32"}, {"MemoryType", "Scalar"}, {"FillValue", 256}}}}}}};
-  return t1.dump(2);
-}
-
-// Each launch sleeps 12 ms: a configuration takes ~100 ms, slow enough to be interrupted in the middle of a run.
-constexpr const char* kSlowKernel = R"(
-#include <time.h>
-void scale(const float* in, float* out, int n) {
-  struct timespec pause = {0, 12 * 1000 * 1000};
-  nanosleep(&pause, 0);
-  for (int i = 0; i < n; ++i) out[i] = in[i] * factor;
-}
-)";
-
-std::size_t cache_entries(const std::string& path) {
-  try {
-    return io::read_results_file(path).records.size();
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
+using testing::cache_entries;
+using testing::scale_t1;
+using testing::kSlowScaleKernel;
 
 std::size_t lines_of(const std::string& path) {
   std::istringstream in(testing::read_text(path));
@@ -100,8 +62,8 @@ std::size_t lines_of(const std::string& path) {
 
 // Interrupts a live run with `sig` once 3 results are in its cache; checks what it left and that it resumes.
 void interrupt_live_run(int sig, int expected_status, const std::string& name) {
-  const std::string kernel = testing::cli_write_temp(name + ".c", kSlowKernel);
-  const std::string t1 = testing::cli_write_temp(name + "_T1.json", t1_for(kernel));
+  const std::string kernel = testing::cli_write_temp(name + ".c", kSlowScaleKernel);
+  const std::string t1 = testing::cli_write_temp(name + "_T1.json", scale_t1(kernel));
   const std::string dir = testing::cli_temp_dir().string() + "/";
   const std::string cache = dir + name + "_cache.json", csv = dir + name + ".csv", t4 = dir + name + "_t4.json";
   for (const auto& f : {cache, csv, t4}) std::remove(f.c_str());
@@ -158,7 +120,7 @@ void scale(const float* in, float* out, int n) {
   while (spin) {}
 }
 )");
-  const std::string t1 = testing::cli_write_temp("forever_T1.json", t1_for(kernel));
+  const std::string t1 = testing::cli_write_temp("forever_T1.json", scale_t1(kernel));
   SpawnedKtune run({"tune", t1, "--in-process", "--max-fevals", "1"}, "forever");
   ASSERT_TRUE(run.started());
   // Let it reach the kernel (compiling takes a moment); it never ends by itself.
@@ -209,8 +171,9 @@ TEST(LiveTemporaryFiles, CompilesThatTimeOutLeaveNothingBehind) {
   const std::string fifo = (testing::cli_temp_dir() / "never_written.fifo").string();
   std::remove(fifo.c_str());
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const std::string kernel = testing::cli_write_temp("hangs_compiler.c", "#include \"" + fifo + "\"\n" + kSlowKernel);
-  const std::string t1 = testing::cli_write_temp("hangs_compiler_T1.json", t1_for(kernel, 1.5));
+  const std::string kernel =
+      testing::cli_write_temp("hangs_compiler.c", "#include \"" + fifo + "\"\n" + kSlowScaleKernel);
+  const std::string t1 = testing::cli_write_temp("hangs_compiler_T1.json", scale_t1(kernel, 1.5));
   const std::string cache = (testing::cli_temp_dir() / "hangs_compiler_cache.json").string();
   std::remove(cache.c_str());
   const testing::KtuneRun run =
@@ -249,8 +212,8 @@ TEST(LiveTemporaryFiles, ARunRemovesThoseOfDeadProcessesOnly) {
     fs::create_directories(d);
     std::ofstream(d / "kernel.o") << "x";
   }
-  const std::string kernel = testing::cli_write_temp("quick_scale.c", kSlowKernel);
-  const std::string t1 = testing::cli_write_temp("quick_scale_T1.json", t1_for(kernel));
+  const std::string kernel = testing::cli_write_temp("quick_scale.c", kSlowScaleKernel);
+  const std::string t1 = testing::cli_write_temp("quick_scale_T1.json", scale_t1(kernel));
   const testing::KtuneRun run = run_ktune("tune " + quoted(t1) + " --max-fevals 1 --json --quiet");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_FALSE(fs::exists(orphan)) << "the directory of a dead process stays";
@@ -270,7 +233,7 @@ void scale(const float* in, float* out, int n) {
   if (factor == 2) ((float*)in)[5] = 246.0f;
 }
 )");
-  auto t1 = nlohmann::json::parse(t1_for(kernel, 20, 3));
+  auto t1 = nlohmann::json::parse(scale_t1(kernel, 20, 3));
   t1["KernelSpecification"]["ReferenceConfiguration"] = {{"factor", 1}, {"block_size_x", 16}};
   const std::string path = testing::cli_write_temp("writes_input_T1.json", t1.dump());
   const std::string t4 = (testing::cli_temp_dir() / "writes_input_t4.json").string();
@@ -307,7 +270,7 @@ TEST(LiveTimes, EachStepsTimeLandsInItsOwnField) {
   const std::string broken = testing::cli_write_temp("broken.c", "void scale(const float* in, float* out, int n) { oops }\n");
   const std::string cache = (testing::cli_temp_dir() / "times_cache.json").string();
   std::remove(cache.c_str());
-  testing::KtuneRun run = run_ktune("tune " + quoted(testing::cli_write_temp("broken_T1.json", t1_for(broken))) +
+  testing::KtuneRun run = run_ktune("tune " + quoted(testing::cli_write_temp("broken_T1.json", scale_t1(broken))) +
                                     " --max-fevals 2 --json --quiet --cache " + quoted(cache));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   io::ResultsFile results = io::read_results_file(cache);
@@ -325,7 +288,7 @@ void scale(const float* in, float* out, int n) {
 }
 )");
   std::remove(cache.c_str());
-  run = run_ktune("tune " + quoted(testing::cli_write_temp("forever_isolated_T1.json", t1_for(forever, 1.5))) +
+  run = run_ktune("tune " + quoted(testing::cli_write_temp("forever_isolated_T1.json", scale_t1(forever, 1.5))) +
                   " --max-fevals 1 --json --quiet --cache " + quoted(cache));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   results = io::read_results_file(cache);
@@ -348,7 +311,7 @@ void scale(const float* in, float* out, int n) {
   fprintf(stderr, "and warns %d\n", block_size_x);
 }
 )");
-  const std::string t1 = testing::cli_write_temp("prints_T1.json", t1_for(kernel, 20, 1));
+  const std::string t1 = testing::cli_write_temp("prints_T1.json", scale_t1(kernel, 20, 1));
   const testing::KtuneRun run = run_ktune("tune " + quoted(t1) + " --strategy brute_force --max-fevals 2 --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(nlohmann::json::accept(run.out)) << "stdout must hold the JSON only:\n" << run.out;

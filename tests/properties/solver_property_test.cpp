@@ -95,9 +95,7 @@ TEST(SolverProperty, HugeIntegersAgreeAcrossSolverBruteForceAndEvaluators) {
     std::vector<ktune::expr::TypeSet> types;
     for (const auto& param : problem.parameters) {
       names.push_back(param.name);
-      ktune::expr::TypeSet t = 0;
-      for (const auto& v : param.values) t |= ktune::expr::type_bit(v.type());
-      types.push_back(t);
+      types.push_back(ktune::expr::types_of(param.values));
     }
     if (problem.cartesian_size() > 4000) continue;
     for (const auto& source : problem.constraints) {

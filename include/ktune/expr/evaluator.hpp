@@ -25,6 +25,8 @@ Value evaluate_constant_expression(std::string_view source);
 // Set of possible ValueTypes, as a bit mask (1u << ValueType).
 using TypeSet = std::uint32_t;
 constexpr TypeSet type_bit(ValueType t) { return 1u << static_cast<unsigned>(t); }
+// The types `values` have (a parameter's values: what CompiledExpression::compile wants for its slot).
+TypeSet types_of(const std::vector<Value>& values);
 
 class CompiledExpression {
  public:
