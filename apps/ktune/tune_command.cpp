@@ -391,6 +391,9 @@ int run_tune(const TuneOptions& o) {
   out["statuses"] = statuses;
   out["resumed"] = options.resumed.size();
   out["space_size"] = space->size();
+  // The limit of the implicit block-size constraint the space was built with (null: none).
+  out["max_threads"] = space->problem().max_threads ? nlohmann::json(*space->problem().max_threads)
+                                                      : nlohmann::json(nullptr);
   out["strategy"] = o.strategy;
   nlohmann::json hyper = nlohmann::json::object();
   const auto resolved = Hyperparameters::resolve(o.strategy, find_strategy(o.strategy)->hyperparameters, settings);
@@ -417,6 +420,7 @@ int run_tune(const TuneOptions& o) {
     out["live"] = {{"problem_file", o.problem_path},
                    {"backend", s.backend},
                    {"device_name", live_evaluator->device_info().name},
+                   {"device_max_threads", live_evaluator->device_info().max_threads},
                    {"platform", live_evaluator->device_info().platform},
                    {"kernel_name", s.kernel_name},
                    {"iterations", s.iterations},

@@ -321,5 +321,41 @@ void scale(const float* in, float* out, int n) {
   EXPECT_FALSE(testing::contains(run.err, "[factor=2")) << run.err;  // only the two configurations measured
 }
 
+TEST(LiveBlockSizeLimit, ALiveRunTakesTheDevicesLimit) {
+  // Item 10: the OpenCL device (PoCL on the CPU allows 4096 work-items per group) decides which blocks are valid,
+  // not Kernel Tuner's default of 1024; --max-threads overrides it.
+  try {
+    (void)live::make_backend("opencl");
+  } catch (const live::BackendUnavailable& e) {
+    GTEST_SKIP() << "no OpenCL here: " << e.what();
+  }
+  auto t1 =
+      nlohmann::json::parse(testing::read_text(std::string(KTUNE_SOURCE_DIR) + "/examples/matmul/matmul_opencl.json"));
+  t1["KernelSpecification"]["KernelFile"] = std::string(KTUNE_SOURCE_DIR) + "/examples/matmul/matmul.cl";
+  t1["ConfigurationSpace"]["TuningParameters"][0]["Values"] = "[16, 32, 64]";
+  t1["ConfigurationSpace"]["TuningParameters"][1]["Values"] = "[16, 32, 64]";
+  t1["ConfigurationSpace"]["Conditions"] = nlohmann::json::array();  // blocks of 256 to 4096 work-items
+  const std::string path = testing::cli_write_temp("big_blocks_T1.json", t1.dump());
+  const testing::KtuneRun run = run_ktune("tune " + quoted(path) + " --max-fevals 1 --json --quiet");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  const auto device_limit = j.at("live").at("device_max_threads").get<std::uint64_t>();
+  ASSERT_GT(device_limit, 0u);
+  EXPECT_EQ(j.at("max_threads").get<std::uint64_t>(), device_limit);
+  const auto space_size = [&](const std::string& flags) {
+    const testing::KtuneRun s = run_ktune("space " + quoted(path) + " --json " + flags);
+    EXPECT_EQ(s.exit_code, 0) << s.err;
+    return nlohmann::json::parse(s.out).at("valid_configs").get<std::size_t>();
+  };
+  EXPECT_EQ(j.at("space_size").get<std::size_t>(), space_size("--max-threads " + std::to_string(device_limit)));
+  if (device_limit > 1024) {
+    EXPECT_GT(j.at("space_size").get<std::size_t>(), space_size(""));
+  }
+  const testing::KtuneRun limited =
+      run_ktune("tune " + quoted(path) + " --max-fevals 1 --json --quiet --max-threads 256");
+  ASSERT_EQ(limited.exit_code, 0) << limited.err;
+  EXPECT_EQ(nlohmann::json::parse(limited.out).at("space_size").get<std::size_t>(), space_size("--max-threads 256"));
+}
+
 }  // namespace
 }  // namespace ktune
