@@ -15,8 +15,8 @@
 // The worker's own process group also keeps a terminal's Ctrl-C from reaching it: the parent decides what stops.
 //
 // Forking: fork() copies only the calling thread. The child must not need a lock another parent thread held at the
-// fork, so create workers while no other threads are busy (the CLI is single-threaded then); glibc's malloc is
-// fork-safe. The child ends with _exit(), never running the parent's atexit handlers or static destructors, and gets
+// fork, so create workers while no other threads are busy (the CLI's only other thread then is the console's
+// heartbeat, which holds no lock the child uses: it writes with write(2), not stdio); glibc's malloc is fork-safe. The child ends with _exit(), never running the parent's atexit handlers or static destructors, and gets
 // SIGKILL when the thread that forked it dies (PR_SET_PDEATHSIG), so a killed tuner leaves no worker behind.
 #include <sys/types.h>
 

@@ -58,6 +58,47 @@ ConsoleReporter::ConsoleReporter(ConsoleReporterOptions options) : options_(opti
   terminal_ = options_.terminal ? *options_.terminal : ::isatty(::fileno(options_.stream)) != 0;
 }
 
+ConsoleReporter::~ConsoleReporter() { stop_heartbeat(); }
+
+void ConsoleReporter::stop_heartbeat() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (heartbeat_.joinable()) heartbeat_.join();
+}
+
+void ConsoleReporter::heartbeat_loop() {
+  const auto interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(options_.log_interval_seconds));
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(250));
+    if (stopping_ || in_flight_.empty()) continue;
+    const auto now = Clock::now();
+    if (now - last_line_ < interval || now - in_flight_since_ < interval) continue;
+    last_line_ = now;
+    const std::string text = fmt::format(
+        "  evaluation {} still running after {}: {}\n", in_flight_number_,
+        duration_text(std::chrono::duration<double>(now - in_flight_since_).count()), in_flight_);
+    // write(2), not stdio: a worker forked meanwhile must not inherit a locked FILE.
+    for (std::size_t done = 0; done < text.size();) {
+      const ssize_t n = ::write(::fileno(options_.stream), text.data() + done, text.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+  }
+}
+
+void ConsoleReporter::on_evaluation_start(const CostFunction& cost, std::size_t index) {
+  if (!heartbeat_.joinable()) return;
+  std::lock_guard lock(mutex_);
+  in_flight_ = configuration_text(cost.space(), index);
+  in_flight_number_ = cost.evaluations() + 1;
+  in_flight_since_ = Clock::now();
+}
+
 std::string ConsoleReporter::configuration_text(const SearchSpace& space, std::size_t index) {
   const auto values = space.values_at(index);
   std::string text;
@@ -119,6 +160,7 @@ std::string ConsoleReporter::failures_text(const Trace& trace) {
 }
 
 void ConsoleReporter::write_line(const std::string& text) {
+  last_line_ = Clock::now();
   if (progress_pending_) {  // the in-place progress line gives way, and is drawn again below the new line
     std::fputs("\r\033[K", options_.stream);
     progress_pending_ = false;
@@ -134,9 +176,13 @@ void ConsoleReporter::header(const TuningHeader& header, const SearchSpace& spac
   write_line(fmt::format("ktune: tuning {} ({} configurations) {}", header.problem, space.size(), header.where));
   write_line(fmt::format("  strategy {}, budget {}, seed {}", header.strategy, header.budget.describe(), header.seed));
   std::fflush(options_.stream);
+  if (!terminal_ && options_.heartbeat && options_.log_interval_seconds >= 0.5 && !heartbeat_.joinable())
+    heartbeat_ = std::thread([this] { heartbeat_loop(); });
 }
 
 void ConsoleReporter::on_evaluation(const CostFunction& cost, std::size_t position) {
+  std::lock_guard lock(mutex_);  // the heartbeat thread writes too
+  in_flight_.clear();
   const TraceEntry& entry = cost.trace()[position];
   const std::string& objective = cost.objectives().front().name;
   if (options_.configuration_lines || (!unit_known_ && entry.status == Status::ok)) {
@@ -184,6 +230,7 @@ void ConsoleReporter::print_progress(const CostFunction& cost, bool force) {
 }
 
 void ConsoleReporter::finish() {
+  stop_heartbeat();
   if (progress_pending_) std::fputc('\n', options_.stream);
   progress_pending_ = false;
   std::fflush(options_.stream);

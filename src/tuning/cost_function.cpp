@@ -111,6 +111,7 @@ std::size_t CostFunction::evaluate_new(std::size_t index) {
     check_time();
     if (stop_) throw BudgetExhausted();
   }
+  for (TuningListener* listener : options_.listeners) listener->on_evaluation_start(*this, index);
   EvaluationOutcome outcome;
   try {
     outcome = evaluator_.evaluate(index);

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "fake_evaluator.hpp"
 #include "ktune/search_space.hpp"
@@ -96,6 +98,57 @@ TEST(ConsoleReporter, OutcomesNameTheFailureAndShowEveryMeasurement) {
   EXPECT_EQ(ConsoleReporter::unit_of(r, "time"), "ms");
   EXPECT_EQ(ConsoleReporter::unit_of(r, "powercap_energy"), "J");
   EXPECT_EQ(ConsoleReporter::unit_of(r, "score"), "");
+}
+
+// An evaluator whose evaluations take `seconds` of wall time (a long compile, a slow kernel).
+class SlowEvaluator final : public Evaluator {
+ public:
+  SlowEvaluator(Evaluator& inner, double seconds) : inner_(inner), seconds_(seconds) {}
+  const std::vector<Objective>& objectives() const override { return inner_.objectives(); }
+  bool simulated() const override { return false; }
+  EvaluationOutcome evaluate(std::size_t index) override {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds_));
+    return inner_.evaluate(index);
+  }
+  EvaluationRecord record(std::size_t index) const override { return inner_.record(index); }
+
+ private:
+  Evaluator& inner_;
+  double seconds_;
+};
+
+TEST(ConsoleReporter, ALogHearsFromALongEvaluation) {
+  const SearchSpace space = small_space();
+  FakeEvaluator fake(space, [](std::size_t i) { return static_cast<double>(i); }, [](std::size_t) { return 1.0; });
+  SlowEvaluator slow(fake, 1.6);
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  ConsoleReporterOptions options;
+  options.stream = out;
+  options.terminal = false;
+  options.log_interval_seconds = 0.5;
+  ConsoleReporter console(options);
+  Budget budget;
+  budget.max_evaluations = 1;
+  console.header({"small", "live on nothing", "brute_force", budget, 0}, space);
+  TuningOptions tuning;
+  tuning.budget = budget;
+  tuning.listeners.push_back(&console);
+  auto strategy = make_strategy("brute_force");
+  (void)tune(space, slow, *strategy, tuning);
+  console.finish();
+  const std::string text = contents(out);
+  std::fclose(out);
+  // Lines at 0.5 s intervals while the 1.6 s evaluation runs: two or three, then the configuration's own line.
+  std::size_t heartbeats = 0;
+  for (const std::string& line : lines_of(text))
+    if (line.starts_with("  evaluation 1 still running after ")) {
+      ++heartbeats;
+      EXPECT_TRUE(line.ends_with(" s: x=1, y=8")) << line;
+    }
+  EXPECT_GE(heartbeats, 2u) << text;
+  EXPECT_LE(heartbeats, 3u) << text;
+  EXPECT_NE(text.find("     1  x=1, y=8, time=0 ms"), std::string::npos) << text;
 }
 
 class StopAfter final : public TuningListener {

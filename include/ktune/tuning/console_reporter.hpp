@@ -5,10 +5,13 @@
 // best configuration with its measurements). A TuningListener, so any job (the CLI, the Python module) can show
 // it; lines and progress go to one stream (stderr by default: stdout stays free for results and --json).
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/budget.hpp"
@@ -25,6 +28,10 @@ struct ConsoleReporterOptions {
   // Default: whether `stream` is a terminal.
   std::optional<bool> terminal;
   double log_interval_seconds = 5;
+  // Not a terminal: while one configuration takes longer than log_interval_seconds (a long compile or kernel), a
+  // line says which one and for how long, so that a log never goes quiet for longer (a background thread that
+  // writes with write(2), never holding a stdio lock a forked worker could need).
+  bool heartbeat = true;
 };
 
 // What the header says.
@@ -39,11 +46,15 @@ struct TuningHeader {
 class ConsoleReporter final : public TuningListener {
  public:
   explicit ConsoleReporter(ConsoleReporterOptions options = {});
+  ~ConsoleReporter() override;
+  ConsoleReporter(const ConsoleReporter&) = delete;
+  ConsoleReporter& operator=(const ConsoleReporter&) = delete;
 
   // The header; `space` gives the number of configurations. Starts the elapsed-time clock.
   void header(const TuningHeader& header, const SearchSpace& space);
+  void on_evaluation_start(const CostFunction& cost, std::size_t index) override;
   void on_evaluation(const CostFunction& cost, std::size_t position) override;
-  // Ends an in-place progress line, so that what follows starts on a line of its own.
+  // Ends an in-place progress line (so that what follows starts on a line of its own) and the heartbeat.
   void finish();
 
   // One configuration as Kernel Tuner prints it: "block_size_x=128, tile=2".
@@ -58,6 +69,8 @@ class ConsoleReporter final : public TuningListener {
  private:
   void print_progress(const CostFunction& cost, bool force);
   void write_line(const std::string& text);
+  void heartbeat_loop();
+  void stop_heartbeat();
 
   ConsoleReporterOptions options_;
   bool terminal_ = false;
@@ -68,6 +81,15 @@ class ConsoleReporter final : public TuningListener {
   bool unit_known_ = false;
   using Clock = std::chrono::steady_clock;
   Clock::time_point start_ = Clock::now(), last_progress_{};
+
+  // Shared with the heartbeat thread.
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::string in_flight_;  // the configuration being evaluated, "" between evaluations
+  std::size_t in_flight_number_ = 0;
+  Clock::time_point in_flight_since_{}, last_line_{};
+  std::thread heartbeat_;
 };
 
 }  // namespace ktune

@@ -45,6 +45,11 @@ const char* to_string(StopReason reason);  // "strategy finished", "space exhaus
 class TuningListener {
  public:
   virtual ~TuningListener() = default;
+  // Before configuration `index` is evaluated (not for revisits): what is in flight, for a live console.
+  virtual void on_evaluation_start(const CostFunction& cost, std::size_t index) {
+    (void)cost;
+    (void)index;
+  }
   virtual void on_evaluation(const CostFunction& cost, std::size_t position) = 0;
 };
 
