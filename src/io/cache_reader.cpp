@@ -223,7 +223,8 @@ Problem problem_from_cache_json(const nlohmann::json& document, const std::strin
     if (!keys->is_array()) fail("tune_params_keys", fmt::format("expected an array, got {}", keys->type_name()));
     for (std::size_t i = 0; i < keys->size(); ++i) {
       const std::string path = fmt::format("tune_params_keys[{}]", i);
-      if (!(*keys)[i].is_string()) fail(path, fmt::format("expected a string, got {}", (*keys)[i].dump()));
+      if (!(*keys)[i].is_string())
+        fail(path, fmt::format("expected a string, got {}", json_for_message((*keys)[i])));
       order.push_back((*keys)[i].get<std::string>());
       if (!tp->contains(order.back())) fail(path, fmt::format("parameter '{}' is not in tune_params", order.back()));
     }
@@ -246,7 +247,8 @@ Problem problem_from_cache_json(const nlohmann::json& document, const std::strin
   for (const std::string& name : order) {
     const std::string path = "tune_params." + name;
     const nlohmann::json& values = tp->at(name);
-    if (!values.is_array()) fail(path, fmt::format("parameter '{}': expected a list of values, got {}", name, values.dump()));
+    if (!values.is_array())
+      fail(path, fmt::format("parameter '{}': expected a list of values, got {}", name, json_for_message(values)));
     Parameter p{name, {}};
     for (std::size_t i = 0; i < values.size(); ++i) {
       try {
@@ -260,7 +262,7 @@ Problem problem_from_cache_json(const nlohmann::json& document, const std::strin
 
   if (const auto r = document.find("restrictions"); r != document.end() && !r->is_null()) {
     const auto add = [&](const nlohmann::json& j, const std::string& path) {
-      if (!j.is_string()) fail(path, fmt::format("expected a restriction string, got {}", j.dump()));
+      if (!j.is_string()) fail(path, fmt::format("expected a restriction string, got {}", json_for_message(j)));
       try {
         (void)expr::parse_expression(j.get<std::string>());
       } catch (const expr::ExpressionError& e) {

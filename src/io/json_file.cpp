@@ -136,6 +136,16 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
   }
 }
 
+std::string json_for_message(const nlohmann::json& value) {
+  constexpr std::size_t kLimit = 200;
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() <= kLimit) return text;
+  std::size_t cut = kLimit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+  text.resize(cut);
+  return text + "...";
+}
+
 nlohmann::json load_json_file(const std::string& path, const nlohmann::json::parser_callback_t& callback) {
   return parse_json_text(read_file_text(path), path, callback);
 }

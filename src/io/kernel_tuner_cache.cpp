@@ -13,6 +13,7 @@
 #include "io/lenient_json.hpp"
 #include "ktune/io/cache_reader.hpp"
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/json_file.hpp"
 
 namespace ktune::io {
 
@@ -214,7 +215,8 @@ void read_entries(LenientJsonReader& reader, const Problem& problem, ResultsFile
 std::string optional_string(const nlohmann::json& header, const char* key, const std::string& source) {
   const auto it = header.find(key);
   if (it == header.end() || it->is_null()) return {};
-  if (!it->is_string()) throw InputError(source, key, fmt::format("expected a string, got {}", it->dump()));
+  if (!it->is_string())
+    throw InputError(source, key, fmt::format("expected a string, got {}", json_for_message(*it)));
   return it->get<std::string>();
 }
 
@@ -227,7 +229,8 @@ std::vector<std::string> objectives_of(const nlohmann::json& header, const std::
     for (const auto& item : *it)
       if (item.is_string()) objectives.push_back(item.get<std::string>());
   if (!it->is_array() || objectives.size() != it->size())
-    throw InputError(source, "objective", fmt::format("expected a string or a list of strings, got {}", it->dump()));
+    throw InputError(source, "objective",
+                     fmt::format("expected a string or a list of strings, got {}", json_for_message(*it)));
   return objectives;
 }
 

@@ -33,7 +33,8 @@ class T1Parser {
 
   std::string string_member(const nlohmann::json& object, const std::string& path, const char* key) const {
     const nlohmann::json& j = member(object, path, key);
-    if (!j.is_string()) fail(path + "." + key, fmt::format("expected a string, got {} {}", j.type_name(), j.dump()));
+    if (!j.is_string())
+      fail(path + "." + key, fmt::format("expected a string, got {} {}", j.type_name(), json_for_message(j)));
     return j.get<std::string>();
   }
 
@@ -103,7 +104,8 @@ class T1Parser {
       if (!it->is_array()) fail(path + ".Parameters", fmt::format("expected an array, got {}", it->type_name()));
       for (std::size_t i = 0; i < it->size(); ++i)
         if (!(*it)[i].is_string())
-          fail(fmt::format("{}.Parameters[{}]", path, i), fmt::format("expected a string, got {}", (*it)[i].dump()));
+          fail(fmt::format("{}.Parameters[{}]", path, i),
+               fmt::format("expected a string, got {}", json_for_message((*it)[i])));
     }
     // Syntax errors are reported here, where the file and the JSON path are known; names are resolved by the solver.
     try {
@@ -174,7 +176,7 @@ Value read_t1_value_list(const nlohmann::json& j, const std::string& source, con
     }
     if (!result.is_list()) fail(fmt::format("\"{}\" gives {} {}, not a list", text, result.type_name(), result.repr()));
   } else {
-    fail(fmt::format("expected a string with a Python list expression, got {} {}", j.type_name(), j.dump()));
+    fail(fmt::format("expected a string with a Python list expression, got {} {}", j.type_name(), json_for_message(j)));
   }
   return result;
 }

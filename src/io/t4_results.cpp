@@ -33,11 +33,12 @@ struct TimeScale {
 
 TimeScale time_scale(const nlohmann::json& metadata, bool has_metadata, const std::string& source) {
   if (!has_metadata) return {1000, 1};
-  if (!metadata.is_object()) throw InputError(source, "metadata", fmt::format("expected an object, got {}", metadata.dump()));
+  if (!metadata.is_object())
+    throw InputError(source, "metadata", fmt::format("expected an object, got {}", json_for_message(metadata)));
   const auto it = metadata.find("timeunit");
   if (it == metadata.end()) return {1000, 1};
   if (!it->is_string())
-    throw InputError(source, "metadata.timeunit", fmt::format("expected a string, got {}", it->dump()));
+    throw InputError(source, "metadata.timeunit", fmt::format("expected a string, got {}", json_for_message(*it)));
   const std::string unit = it->get<std::string>();
   if (unit == "seconds" || unit == "s") return {1000, 1};
   if (unit == "milliseconds" || unit == "miliseconds" || unit == "ms") return {1, 1};

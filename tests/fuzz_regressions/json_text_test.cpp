@@ -9,6 +9,7 @@
 #include "ktune/io/cache_reader.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
+#include "ktune/io/results_file.hpp"
 
 namespace {
 
@@ -43,6 +44,31 @@ TEST(JsonText, NulInsideTheSkippedCacheEntries) {
   const std::string text = "{\"tune_params\": {\"x\": [1]}, \"cache\": {\"1\": \0}}"s;
   EXPECT_EQ(error_of([&] { (void)ktune::io::parse_skipping_cache(text, "c.json"); }),
             "c.json: invalid JSON at byte 44 (line 1, column 44): a NUL byte (not JSON text)");
+}
+
+// Found by the kernel_tuner_cache target (tests/data/fuzz/kernel_tuner_cache/invalid_utf8_in_error_message.json): the
+// lenient reader keeps a file's bytes as they are, and an error message that showed a value with nlohmann's dump()
+// threw nlohmann's type_error 316 (invalid UTF-8) instead of the InputError.
+TEST(JsonText, ErrorMessagesShowInvalidUtf8AsReplacementCharacters) {
+  const std::string cache = "{\"tune_params\": {\"x\": \"caf\xe9\"}, \"cache\": {}}";
+  EXPECT_EQ(error_of([&] { (void)ktune::io::parse_kernel_tuner_cache(cache, "c.json"); }),
+            "c.json: tune_params.x: parameter 'x': expected a list of values, got \"caf\xef\xbf\xbd\"");
+  const std::string objective = "{\"tune_params\": {\"x\": [1]}, \"objective\": [\"\xff\", 1], \"cache\": {}}";
+  EXPECT_EQ(error_of([&] { (void)ktune::io::parse_kernel_tuner_cache(objective, "c.json"); }),
+            "c.json: objective: expected a string or a list of strings, got [\"\xef\xbf\xbd\",1]");
+}
+
+TEST(JsonText, ErrorMessagesShowLongValuesCut) {
+  std::string expected = "[";
+  while (expected.size() < 200) expected += "7,";
+  expected.resize(200);
+  EXPECT_EQ(ktune::io::json_for_message(nlohmann::json(std::vector<int>(1000, 7))), expected + "...");
+  // Never inside a UTF-8 sequence: byte 200 is the second byte of the 99th 'é' after '"aa', so the cut is before it.
+  std::string text = "aa";
+  for (int i = 0; i < 150; ++i) text += "\xc3\xa9";
+  std::string cut = "\"aa";
+  for (int i = 0; i < 98; ++i) cut += "\xc3\xa9";
+  EXPECT_EQ(ktune::io::json_for_message(nlohmann::json(text)), cut + "...");
 }
 
 }  // namespace

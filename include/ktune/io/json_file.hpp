@@ -34,6 +34,10 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
 // The message of a nlohmann parse error without its "[json.exception...] parse error at ...: " prefix.
 std::string parse_error_detail(const nlohmann::json::parse_error& error);
 
+// A JSON value as an error message shows it: compact, invalid UTF-8 replaced (the lenient reader keeps the bytes of a
+// file as they are, and nlohmann's dump() throws on them), cut to about 200 bytes with "..." after.
+std::string json_for_message(const nlohmann::json& value);
+
 // read_file_text + parse_json_text.
 nlohmann::json load_json_file(const std::string& path, const nlohmann::json::parser_callback_t& callback = nullptr);
 
