@@ -68,10 +68,11 @@ TEST(Interruption, CompareReportsWhatFinished) {
   const std::string report = fresh("compare_report.json");
   SpawnedKtune run({"compare", "--spaces", space("convolution_milo", "A4000"), space("dedispersion_milo", "A4000"),
                     "--strategies", "genetic_algorithm", "random_sample", "--repeats", "2000", "--threads", "1",
-                    "--output", report, "--json", "--quiet"},
+                    "--output", report, "--json"},
                    "compare");
   ASSERT_TRUE(run.started());
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  // The first progress line (stderr) comes once a run has finished.
+  ASSERT_TRUE(wait_until([&] { return contains(run.err_so_far(), " of 8000 runs"); })) << run.err_so_far();
   ASSERT_TRUE(run.running()) << "finished before it could be interrupted";
   run.signal(SIGINT);
   const KtuneRun done = run.wait();
