@@ -158,7 +158,9 @@ std::size_t code_points(const std::string& s) {
 }
 
 Value repeat(const Value& seq, Int count) {
-  if (count <= 0) return seq.is_string() ? Value(std::string()) : Value(Value::List{});
+  const bool empty = seq.is_string() ? seq.as_string().empty() : seq.as_list().empty();
+  // An empty sequence repeated any number of times is empty at once (not after 10**14 empty appends).
+  if (count <= 0 || empty) return seq.is_string() ? Value(std::string()) : Value(Value::List{});
   const auto n = static_cast<std::uint64_t>(count);
   if (seq.is_string()) {
     const std::string& s = seq.as_string();
