@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "ktune/io/results_file.hpp"
+
 namespace ktune::fuzz {
 
 // A property the library promises did not hold.
@@ -24,6 +26,9 @@ class FuzzInvariantError : public std::logic_error {
 
 // Throws FuzzInvariantError(message) unless `condition`.
 void check(bool condition, const std::string& message);
+
+// Every record of a results file has one value per parameter, each a declared value of its parameter.
+void check_records_declared(const io::ResultsFile& file);
 
 // The targets, by the name of their folder under fuzz/corpus/ and tests/data/fuzz/.
 struct Target {

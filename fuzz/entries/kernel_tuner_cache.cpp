@@ -80,15 +80,7 @@ int ktune_fuzz_kernel_tuner_cache(const std::uint8_t* data, std::size_t size) {
   }
   check_valid(file.problem, "parse_kernel_tuner_cache");
   check(file.format == io::ResultsFormat::KernelTunerCache, "wrong format");
-  for (std::size_t r = 0; r < file.records.size(); ++r) {
-    const EvaluationRecord& record = file.records[r];
-    check(record.config.size() == file.problem.parameters.size(), "record " + std::to_string(r) + ": wrong size");
-    for (std::size_t p = 0; p < record.config.size(); ++p) {
-      bool declared = false;
-      for (const Value& v : file.problem.parameters[p].values) declared = declared || same_value(v, record.config[p]);
-      check(declared, "record " + std::to_string(r) + ": value " + record.config[p].repr() + " is not declared");
-    }
-  }
+  ktune::fuzz::check_records_declared(file);
   if (layout.entries_begin != io::CacheLayout::npos) {
     check(layout.entries_begin <= layout.entries_end && layout.entries_end <= text.size(),
           "entries outside the text: " + std::to_string(layout.entries_begin) + ".." +

@@ -2,7 +2,7 @@
 // read one (without the file system: parse_json_text + parse_t1, parse_t1_kernel_specification).
 //  - the problem part: io::InputError only, naming the file; a problem it gives is valid, and when small enough its
 //    search space builds (or fails with ProblemError / ExpressionError for a bad condition) and agrees with brute
-//    force;
+//    force (brute_force_oracle.hpp);
 //  - the KernelSpecification part, against that problem (or a fixed one when the problem part failed): io::InputError
 //    only; a specification it gives plans the launch of a few valid configurations (std::invalid_argument for an
 //    expression that cannot be evaluated, as plan_launch documents).
@@ -18,13 +18,14 @@
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/problem.hpp"
 #include "ktune/search_space.hpp"
-#include "ktune/solver/brute_force.hpp"
+#include "brute_force_oracle.hpp"
 #include "fuzz_entries.hpp"
 
 namespace {
 
 using namespace ktune;
 using ktune::fuzz::check;
+using ktune::fuzz::check_against_brute_force;
 
 const std::string kSource = "fuzz/t1_input.json";
 
@@ -75,8 +76,7 @@ int ktune_fuzz_t1(const std::uint8_t* data, std::size_t size) {
       } catch (const expr::ExpressionError&) {
       }
       if (space) {
-        const BruteForceCheck result = verify_brute_force(*space);
-        check(result.ok, "solver and brute force disagree: " + result.message);
+        check_against_brute_force(*space);
       }
     }
   }

@@ -41,15 +41,7 @@ int ktune_fuzz_t4_results(const std::uint8_t* data, std::size_t size) {
       check(false, std::string("parse_t4_results returned an invalid problem: ") + e.what());
     }
   }
-  for (std::size_t r = 0; r < file.records.size(); ++r) {
-    const EvaluationRecord& record = file.records[r];
-    check(record.config.size() == file.problem.parameters.size(), "record " + std::to_string(r) + ": wrong size");
-    for (std::size_t p = 0; p < record.config.size(); ++p) {
-      bool declared = false;
-      for (const Value& v : file.problem.parameters[p].values) declared = declared || same_value(v, record.config[p]);
-      check(declared, "record " + std::to_string(r) + ": value " + record.config[p].repr() + " is not declared");
-    }
-  }
+  ktune::fuzz::check_records_declared(file);
 
   const std::string first = written(file);
   io::ResultsFile again;

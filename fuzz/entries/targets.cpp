@@ -6,6 +6,18 @@ void check(bool condition, const std::string& message) {
   if (!condition) throw FuzzInvariantError(message);
 }
 
+void check_records_declared(const io::ResultsFile& file) {
+  for (std::size_t r = 0; r < file.records.size(); ++r) {
+    const EvaluationRecord& record = file.records[r];
+    check(record.config.size() == file.problem.parameters.size(), "record " + std::to_string(r) + ": wrong size");
+    for (std::size_t p = 0; p < record.config.size(); ++p) {
+      bool declared = false;
+      for (const Value& v : file.problem.parameters[p].values) declared = declared || same_value(v, record.config[p]);
+      check(declared, "record " + std::to_string(r) + ": value " + record.config[p].repr() + " is not declared");
+    }
+  }
+}
+
 namespace {
 constexpr Target kTargets[] = {
     {"expression", ktune_fuzz_expression},
