@@ -6,6 +6,8 @@
 
 #include "fuzz_entries.hpp"
 #include "io/lenient_json.hpp"
+#include "ktune/expr/errors.hpp"
+#include "ktune/expr/parser.hpp"
 #include "ktune/io/cache_reader.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
@@ -129,6 +131,32 @@ TEST(DeepNesting, Expressions) {
     EXPECT_EQ(run(ktune_fuzz_expression, e), 0);
     EXPECT_EQ(run(ktune_fuzz_solver, e), 0);
   }
+}
+
+// The error itself: the parser refuses nesting beyond its limit (150 levels of its grammar; a parenthesis or bracket
+// takes two, a unary operator one) with an ExpressionError at the token that opens the level too many (0-based
+// column; the message shows it from 1), however the nesting is built.
+TEST(DeepNesting, ExpressionErrorNamesColumn) {
+  struct Case {
+    std::string source;
+    int column;
+  };
+  for (const Case& c : {Case{repeat("(", 200) + "1" + repeat(")", 200), 75}, Case{repeat("[", 200) + repeat("]", 200), 75},
+                        Case{repeat("-", 200) + "1", 149}, Case{repeat("not ", 200) + "1", 596},
+                        Case{repeat("abs(", 200) + "1" + repeat(")", 200), 300}}) {
+    SCOPED_TRACE(c.source.substr(0, 12));
+    try {
+      (void)ktune::expr::parse_expression(c.source);
+      ADD_FAILURE() << "no error";
+    } catch (const ktune::expr::ExpressionError& e) {
+      EXPECT_EQ(e.column(), c.column);
+      EXPECT_NE(std::string(e.what()).find("expression nested too deeply (column " + std::to_string(c.column + 1) + ")"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_NO_THROW((void)ktune::expr::parse_expression(repeat("(", 70) + "1" + repeat(")", 70)));
+  EXPECT_NO_THROW((void)ktune::expr::parse_expression(repeat("-", 140) + "1"));
 }
 
 // Long but flat input: linear work, no recursion (a chain of 100000 additions or comparisons).
