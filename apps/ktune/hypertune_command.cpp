@@ -20,11 +20,11 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "cache_appender.hpp"
 #include "commands.hpp"
 #include "number_options.hpp"
 #include "progress_line.hpp"
 #include "ktune/tuning/interruption.hpp"
+#include "ktune/jobs/cache_recorder.hpp"
 #include "ktune/expr/errors.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_value.hpp"
@@ -182,7 +182,7 @@ int run_hypertune(const HypertuneOptions& o) {
 
   // The output cache: resumed if it exists, appended per scored setting.
   std::unique_ptr<io::KernelTunerCacheWriter> cache;
-  std::unique_ptr<CacheAppender> appender;
+  std::unique_ptr<CacheRecorder> appender;
   std::unordered_map<std::size_t, EvaluationRecord> resumed_records;
   if (!o.output_path.empty()) {
     try {
@@ -205,12 +205,15 @@ int run_hypertune(const HypertuneOptions& o) {
                     kExitInputError);
       }
     }
-    resume_from(*cache, *space, evaluator.objectives(), options.resumed, resumed_records);
+    ResumedResults resumed = resume_from(*cache, *space, evaluator.objectives());
+    options.resumed = std::move(resumed.results);
+    resumed_records = std::move(resumed.records);
     if (unknown_fixed > 0 && !o.quiet)
       std::cerr << fmt::format("ktune hypertune: warning: {}: {} results do not say at which values the hyperparameters "
                                "outside the grid were fixed; taken as \"{}\"\n",
                                o.output_path, unknown_fixed, fixed_text);
-    appender = std::make_unique<CacheAppender>(*cache, "ktune hypertune");
+    appender = std::make_unique<CacheRecorder>(
+        *cache, [](const std::string& text) { std::cerr << "ktune hypertune: warning: " << text << "\n"; });
     options.listeners.push_back(appender.get());
   }
   const std::size_t to_score = static_cast<std::size_t>(

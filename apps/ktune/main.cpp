@@ -9,10 +9,7 @@
 
 #include "commands.hpp"
 #include "ktune/tuning/interruption.hpp"
-
-#ifndef KTUNE_VERSION_STRING
-#define KTUNE_VERSION_STRING "0.1.0"
-#endif
+#include "ktune/version.hpp"
 
 int main(int argc, char** argv) {
   using namespace ktune::cli;
@@ -21,7 +18,7 @@ int main(int argc, char** argv) {
   const ktune::InterruptHandler interrupt_handler;
   try {
     CLI::App app{"ktune: a fast auto-tuner for GPU and CPU kernels (Kernel Tuner compatible)", "ktune"};
-    app.set_version_flag("--version", std::string("ktune ") + KTUNE_VERSION_STRING);
+    app.set_version_flag("--version", std::string("ktune ") + ktune::kVersionString);
     app.require_subcommand(1);
     const Command commands[] = {add_space_command(app), add_tune_command(app), add_strategies_command(app), add_compare_command(app),
                                 add_pareto_command(app), add_hypertune_command(app)};

@@ -1,0 +1,113 @@
+#pragma once
+// One tuning run as a job: the rules of `ktune tune`, callable from C++ (and the Python module).
+//
+//   TuneRequest request;
+//   request.simulate_path = "A100_T4.json.gz";          // or problem_path = a T1 file to tune live
+//   request.strategy = "genetic_algorithm";
+//   request.budget.max_evaluations = 100;
+//   TuneJob job(std::move(request));                     // opens and checks everything; throws JobError
+//   TuneOutcome outcome = job.run();                     // Ctrl-C ends it early: stop_reason == interrupted
+//   nlohmann::json report = tune_report_json(job, outcome, /*with_trace=*/false);
+//
+// The job resolves the objectives and their directions (the request's, else the T1 file's, else the results file's,
+// else time), builds the search space (with Kernel Tuner's implicit block-size limit: the request's, else the live
+// device's, else 1024), opens the live backend or the simulation, resumes from a cache file and appends to it, and
+// turns the trace into records (resumed results keep the records of the cache).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/jobs/job_error.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/evaluation_record.hpp"
+#include "ktune/tuning/objective.hpp"
+#include "ktune/tuning/tune.hpp"
+
+namespace ktune {
+
+// Overrides of a T1 file's KernelSpecification for a live run.
+struct LiveOverrides {
+  std::optional<std::string> backend;    // cpp, opencl, cuda
+  std::optional<std::string> statistic;  // mean, median, min
+  std::optional<std::string> compiler;   // cpp backend
+  std::optional<int> iterations, platform, device;
+  std::optional<double> timeout_seconds;
+  bool verify = true;
+  bool isolate = true;                 // kernels in a worker process (crashes and hangs cost one configuration)
+  std::vector<std::string> observers;  // powercap, nvml
+};
+
+struct TuneRequest {
+  std::string problem_path;   // T1, ktune JSON or Kernel Tuner cache; a live run needs a T1 file with a kernel
+  std::string simulate_path;  // a brute-forced Kernel Tuner cache or T4 file to replay; empty: a live run
+  std::string strategy = "brute_force";
+  std::vector<std::string> settings;  // strategy hyperparameters, name=value
+  Budget budget;
+  std::uint64_t seed = 0;
+  std::vector<std::string> objectives;  // NAME[:min|:max], comma-separated or one per element
+  std::optional<bool> maximize;         // the direction of every objective named without one (default: by name)
+  std::string scalarize;                // several objectives, one-objective strategy: lexicographic, weighted_sum:W,..
+  std::vector<std::string> derived;     // simulation: NAME=EXPRESSION measurements
+  bool charge_strategy_time = false;
+  std::optional<std::int64_t> max_threads;  // the implicit block-size limit
+  bool implicit_block_constraint = true;
+  std::string cache_path;  // resumed if it exists, appended to per result
+  LiveOverrides live;
+  // Notes and warnings on the way (an observer not available, a results file cut short, a cache that stopped being
+  // written); the run goes on. The text is "warning: ..." or "note: ...".
+  std::function<void(JobMessageLevel, const std::string&)> on_message;
+};
+
+struct TuneOutcome {
+  explicit TuneOutcome(TuningResult r) : result(std::move(r)) {}
+  TuningResult result;
+  std::vector<EvaluationRecord> records;  // one per trace position
+  std::optional<std::size_t> best;        // trace position of the best result
+  std::vector<std::size_t> pareto_front;  // several objectives: trace positions, ascending in the first objective
+  std::size_t resumed = 0;                // results taken from the cache file
+  std::size_t failures = 0;               // evaluations that did not end ok
+};
+
+class TuneJob {
+ public:
+  explicit TuneJob(TuneRequest request);
+  ~TuneJob();
+  TuneJob(const TuneJob&) = delete;
+  TuneJob& operator=(const TuneJob&) = delete;
+
+  // Runs the strategy until its budget ends, it finishes, or a stop is requested (request_stop(), Ctrl-C).
+  // `listeners` see every evaluation (a console, a progress bar). Once per job.
+  TuneOutcome run(const std::vector<TuningListener*>& listeners = {});
+
+  const TuneRequest& request() const;
+  const SearchSpace& space() const;
+  const std::vector<Objective>& objectives() const;
+  const Scalarization& scalarization() const;
+  const Evaluator& evaluator() const;
+  bool live() const;
+  // "live on DEVICE (BACKEND backend)" or "simulated from FILE (DEVICE)".
+  std::string description() const;
+  // The strategy's hyperparameters, defaults filled in.
+  std::vector<std::pair<std::string, Value>> hyperparameters() const;
+  // T4 results (`path`) and CSV of every evaluation; throw io::InputError when the file cannot be written.
+  void write_t4(const std::string& path, const TuneOutcome& outcome) const;
+  void write_csv(const std::string& path, const TuneOutcome& outcome) const;
+
+  struct State;
+
+ private:
+  friend nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, bool with_trace);
+  std::unique_ptr<State> state_;
+};
+
+// The stable `ktune tune --json` object: best, Pareto front, counts, statuses, objectives, settings, simulation or
+// live details, and every evaluation when `with_trace`.
+nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, bool with_trace);
+
+}  // namespace ktune

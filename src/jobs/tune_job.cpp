@@ -1,0 +1,468 @@
+#include "ktune/jobs/tune_job.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "ktune/expr/errors.hpp"
+#include "ktune/io/derived_measurements.hpp"
+#include "ktune/io/input_error.hpp"
+#include "ktune/io/json_file.hpp"
+#include "ktune/io/json_value.hpp"
+#include "ktune/io/problem_file.hpp"
+#include "ktune/io/results_file.hpp"
+#include "ktune/io/t1_reader.hpp"
+#include "ktune/jobs/cache_recorder.hpp"
+#include "ktune/live/kernel_specification.hpp"
+#include "ktune/live/live_evaluator.hpp"
+#include "ktune/multiobjective/trace_front.hpp"
+#include "ktune/tuning/hyperparameters.hpp"
+#include "ktune/tuning/interruption.hpp"
+#include "ktune/tuning/simulation_evaluator.hpp"
+#include "ktune/version.hpp"
+
+namespace ktune {
+
+struct TuneJob::State {
+  TuneRequest request;
+  std::vector<std::pair<std::string, Value>> settings;
+  std::unique_ptr<Strategy> strategy;
+  std::vector<Objective> objectives;
+  std::vector<std::string> names;  // of the objectives
+  Scalarization scalarization;
+  std::optional<Problem> problem;
+  std::shared_ptr<io::ResultsFile> results;
+  std::optional<live::KernelSpecification> spec;
+  std::optional<SearchSpace> space;
+  std::unique_ptr<Evaluator> evaluator;
+  SimulationEvaluator* simulation = nullptr;
+  live::LiveEvaluator* live_evaluator = nullptr;
+  nlohmann::json problem_size = nullptr;
+  std::unique_ptr<io::KernelTunerCacheWriter> cache;
+  bool ran = false;
+
+  void say(JobMessageLevel level, const std::string& text) const {
+    if (request.on_message) request.on_message(level, text);
+  }
+  bool live() const { return request.simulate_path.empty(); }
+  const std::string& input_path() const {
+    return request.problem_path.empty() ? request.simulate_path : request.problem_path;
+  }
+
+  void open_strategy();
+  void open_inputs();
+  void apply_live_overrides();
+  void resolve_objectives();
+  void derive_measurements();
+  void build_space_and_evaluator();
+  void open_cache();
+};
+
+namespace {
+
+[[noreturn]] void refuse_request(const std::string& message) { throw JobError(JobError::Kind::request, message); }
+[[noreturn]] void refuse_input(const std::string& message) { throw JobError(JobError::Kind::input, message); }
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json configuration_json(const Problem& problem, const std::vector<Value>& values) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t p = 0; p < problem.parameters.size(); ++p) j[problem.parameters[p].name] = io::value_to_json(values[p]);
+  return j;
+}
+
+std::string statistic_name(live::Statistic s) {
+  return s == live::Statistic::mean ? "mean" : s == live::Statistic::median ? "median" : "min";
+}
+
+}  // namespace
+
+void TuneJob::State::open_strategy() {
+  try {
+    settings = parse_strategy_settings(request.strategy, request.settings);
+    strategy = make_strategy(request.strategy, settings);
+    request.budget.validate();
+  } catch (const std::exception& e) {
+    refuse_request(e.what());
+  }
+}
+
+void TuneJob::State::open_inputs() {
+  if (live() && request.problem_path.empty())
+    refuse_request("give a T1 file to tune live, or --simulate RESULTS (a Kernel Tuner cache or T4 file)");
+  try {
+    if (live()) {
+      // Only a T1 file with a KernelSpecification says what to run.
+      const nlohmann::json document = io::load_json_file(request.problem_path);
+      if (!document.is_object() || !document.contains("KernelSpecification"))
+        refuse_request(fmt::format("{} has no KernelSpecification, so there is no kernel to tune live; give a T1 file "
+                                   "with one, or replay results with --simulate RESULTS",
+                                   request.problem_path));
+      problem = io::read_t1_file(request.problem_path);
+      try {
+        spec = live::read_t1_kernel_specification(request.problem_path, *problem);
+      } catch (const io::InputError& e) {
+        refuse_input(fmt::format("{}\n  (the kernel cannot be tuned live as described; to replay a brute-forced "
+                                 "results file instead, add --simulate RESULTS)",
+                                 e.what()));
+      }
+    } else {
+      if (!request.problem_path.empty()) problem = io::read_problem_file(request.problem_path).problem;
+      results = std::make_shared<io::ResultsFile>(io::read_results_file(request.simulate_path));
+    }
+  } catch (const io::InputError& e) {
+    refuse_input(e.what());
+  } catch (const ProblemError& e) {
+    refuse_input(fmt::format("{}: {}", request.problem_path, e.what()));
+  }
+  if (results && results->truncated)
+    say(JobMessageLevel::warning, fmt::format("warning: {} was cut short (an interrupted run?); read {} complete records",
+                     request.simulate_path, results->records.size()));
+}
+
+void TuneJob::State::apply_live_overrides() {
+  if (!spec) return;
+  const LiveOverrides& o = request.live;
+  if (o.backend) spec->backend = *o.backend;
+  if (o.iterations) spec->iterations = *o.iterations;
+  if (o.timeout_seconds) spec->timeout_s = *o.timeout_seconds;
+  if (o.platform) spec->backend_options.platform = *o.platform;
+  if (o.device) spec->backend_options.device = *o.device;
+  if (o.compiler) spec->backend_options.compiler = *o.compiler;
+  if (o.statistic) {
+    if (*o.statistic == "mean") spec->statistic = live::Statistic::mean;
+    else if (*o.statistic == "median") spec->statistic = live::Statistic::median;
+    else if (*o.statistic == "min") spec->statistic = live::Statistic::min;
+    else refuse_request(fmt::format("--statistic: '{}' is not mean, median or min", *o.statistic));
+  }
+  if (!o.verify) {
+    spec->verification = {};
+    spec->accuracy.clear();
+  }
+}
+
+// As given (NAME[:min|:max]), else the T1 file's, else the results file's, else time; a given direction applies to
+// names without one.
+void TuneJob::State::resolve_objectives() {
+  try {
+    if (!request.objectives.empty() && !request.maximize) {
+      objectives = parse_objectives(request.objectives);
+    } else if (request.objectives.empty() && spec && !spec->objectives.empty()) {
+      objectives = parse_objectives(spec->objectives);
+    } else {
+      std::vector<std::string> given;
+      for (const auto& text : request.objectives) {
+        std::size_t pos = 0;
+        while (pos <= text.size()) {
+          const std::size_t end = std::min(text.find(',', pos), text.size());
+          given.push_back(text.substr(pos, end - pos));
+          pos = end + 1;
+        }
+      }
+      if (given.empty() && results) given = results->objectives;
+      if (given.empty()) given = {"time"};
+      std::vector<bool> direction;
+      if (request.maximize) direction = {*request.maximize};
+      objectives = make_objectives(given, direction);
+    }
+    for (const auto& obj : objectives) names.push_back(obj.name);
+    scalarization = parse_scalarization(request.scalarize, objectives.size());
+  } catch (const std::exception& e) {
+    refuse_request(e.what());
+  }
+}
+
+void TuneJob::State::derive_measurements() {
+  if (request.derived.empty()) return;
+  if (!results) refuse_request("--derive is for simulated runs (live runs have Metrics in the T1 file)");
+  try {
+    std::vector<io::DerivedMeasurement> derived;
+    for (const auto& text : request.derived) derived.push_back(io::parse_derived_measurement(text));
+    io::add_derived_measurements(*results, derived);
+  } catch (const std::invalid_argument& e) {
+    refuse_input(fmt::format("{}: {}", request.simulate_path, e.what()));
+  }
+}
+
+void TuneJob::State::build_space_and_evaluator() {
+  try {
+    if (live()) {
+      // The implicit block-size limit: as given, else the device's (as Kernel Tuner does), else Kernel Tuner's 1024.
+      if (!request.implicit_block_constraint) {
+        problem->max_threads = std::nullopt;
+      } else if (request.max_threads) {
+        problem->max_threads = *request.max_threads;
+      } else if (const auto device = live::probe_device(*spec, request.live.isolate); device.max_threads > 0) {
+        problem->max_threads = static_cast<std::int64_t>(device.max_threads);
+      }
+      space.emplace(SearchSpace::build(*problem));
+      problem_size = spec->problem_size;
+      // The worker process is forked here, before anything else runs threads.
+      live::LiveEvaluatorOptions options;
+      options.objectives = objectives;
+      options.isolate = request.live.isolate;
+      options.observers = request.live.observers;
+      auto e = std::make_unique<live::LiveEvaluator>(space->problem(), *space, *spec, std::move(options));
+      live_evaluator = e.get();
+      for (const auto& note : e->observer_notes()) say(JobMessageLevel::note, "note: not observing " + note);
+      evaluator = std::move(e);
+    } else {
+      if (problem && !request.implicit_block_constraint) problem->max_threads = std::nullopt;
+      if (problem && request.max_threads) problem->max_threads = *request.max_threads;
+      space.emplace(problem ? SearchSpace::build(*problem) : space_from_results(*results));
+      auto e = std::make_unique<SimulationEvaluator>(*space, results, objectives);
+      simulation = e.get();
+      evaluator = std::move(e);
+      problem_size = results->problem_size;
+    }
+  } catch (const JobError&) {
+    throw;
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const SimulationError& e) {
+    refuse_input(fmt::format("{}: {}", request.simulate_path, e.what()));
+  } catch (const ProblemError& e) {
+    refuse_input(fmt::format("{}: {}", input_path(), e.what()));
+  } catch (const expr::ExpressionError& e) {
+    refuse_input(fmt::format("{}: {}", request.problem_path, e.what()));
+  } catch (const io::InputError& e) {
+    refuse_input(e.what());
+  } catch (const live::BackendUnavailable& e) {
+    refuse_input(fmt::format("the {} backend is not available here: {}\n  (to replay a brute-forced results file "
+                             "instead, add --simulate RESULTS)",
+                             spec->backend, e.what()));
+  } catch (const std::exception& e) {  // a bad kernel specification, a failing reference configuration
+    refuse_input(fmt::format("{}: {}", input_path(), e.what()));
+  }
+}
+
+void TuneJob::State::open_cache() {
+  if (request.cache_path.empty()) return;
+  try {
+    io::CacheHeader header{evaluator->device_name(), evaluator->kernel_name(), problem_size, space->problem(), names};
+    if (header.kernel_name.empty()) header.kernel_name = space->problem().name;
+    cache = std::make_unique<io::KernelTunerCacheWriter>(request.cache_path, header);
+  } catch (const io::InputError& e) {
+    refuse_input(e.what());
+  }
+}
+
+TuneJob::TuneJob(TuneRequest request) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.request = std::move(request);
+  s.open_strategy();
+  s.open_inputs();
+  s.apply_live_overrides();
+  s.resolve_objectives();
+  s.derive_measurements();
+  s.build_space_and_evaluator();
+  s.open_cache();
+}
+
+TuneJob::~TuneJob() = default;
+
+TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
+  State& s = *state_;
+  if (s.ran) throw std::logic_error("TuneJob::run: a job runs once");
+  s.ran = true;
+  TuningOptions options;
+  options.budget = s.request.budget;
+  options.seed = s.request.seed;
+  options.charge_strategy_time = s.request.charge_strategy_time;
+  options.scalarization = s.scalarization;
+
+  ResumedResults resumed;
+  std::unique_ptr<CacheRecorder> recorder;
+  if (s.cache) {
+    resumed = resume_from(*s.cache, *s.space, s.objectives);
+    options.resumed = resumed.results;
+    recorder = std::make_unique<CacheRecorder>(*s.cache, [&s](const std::string& text) {
+      s.say(JobMessageLevel::loss, "warning: " + text);
+    });
+    options.listeners.push_back(recorder.get());
+  }
+  for (TuningListener* l : listeners) options.listeners.push_back(l);
+
+  TuneOutcome out{tune(*s.space, *s.evaluator, *s.strategy, options)};
+  if (s.cache) s.cache->close();
+  out.resumed = options.resumed.size();
+
+  // Records: a resumed result keeps the record of the cache; a measured one gets its times on the tuning clock.
+  const Trace& trace = out.result.trace;
+  out.records.reserve(trace.size());
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const TraceEntry& e = trace[i];
+    if (e.resumed) {
+      out.records.push_back(resumed.records.at(e.index));
+    } else {
+      EvaluationRecord r = s.evaluator->record(e.index);
+      r.clock_ms = e.clock_ms;
+      r.strategy_ms = e.strategy_ms;
+      out.records.push_back(std::move(r));
+    }
+    out.failures += e.status != Status::ok;
+  }
+  out.best = trace.best();
+  if (s.objectives.size() >= 2) out.pareto_front = pareto_front_positions(trace);
+  return out;
+}
+
+const TuneRequest& TuneJob::request() const { return state_->request; }
+const SearchSpace& TuneJob::space() const { return *state_->space; }
+const std::vector<Objective>& TuneJob::objectives() const { return state_->objectives; }
+const Scalarization& TuneJob::scalarization() const { return state_->scalarization; }
+const Evaluator& TuneJob::evaluator() const { return *state_->evaluator; }
+bool TuneJob::live() const { return state_->live(); }
+
+std::string TuneJob::description() const {
+  const State& s = *state_;
+  if (s.live()) return fmt::format("live on {} ({} backend)", s.evaluator->device_name(), s.spec->backend);
+  return fmt::format("simulated from {}{}", s.request.simulate_path,
+                     s.results->device_name.empty() ? "" : " (" + s.results->device_name + ")");
+}
+
+std::vector<std::pair<std::string, Value>> TuneJob::hyperparameters() const {
+  const State& s = *state_;
+  const auto resolved =
+      Hyperparameters::resolve(s.request.strategy, find_strategy(s.request.strategy)->hyperparameters, s.settings);
+  return {resolved.values().begin(), resolved.values().end()};
+}
+
+namespace {
+
+void write_file(const std::string& path, const std::function<void(std::ostream&)>& writer) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw io::InputError(path, "", "cannot open for writing");
+  writer(out);
+  out.flush();
+  if (!out) throw io::InputError(path, "", "write failed");
+}
+
+}  // namespace
+
+void TuneJob::write_t4(const std::string& path, const TuneOutcome& outcome) const {
+  const State& s = *state_;
+  nlohmann::json metadata{{"tool", "ktune"},
+                          {"version", kVersionString},
+                          {"strategy", s.request.strategy},
+                          {"seed", s.request.seed},
+                          {"simulation", !s.live()},
+                          {"device_name", s.evaluator->device_name()},
+                          {"kernel_name", s.evaluator->kernel_name()}};
+  if (s.live()) {
+    metadata["backend"] = s.spec->backend;
+    metadata["problem_file"] = s.request.problem_path;
+  } else {
+    metadata["results_file"] = s.request.simulate_path;
+  }
+  if (s.objectives.size() >= 2) metadata["pareto_front"] = outcome.pareto_front;  // positions in "results"
+  write_file(path, [&](std::ostream& out) {
+    io::write_t4_results(out, s.space->problem(), outcome.records, s.names, metadata);
+  });
+}
+
+void TuneJob::write_csv(const std::string& path, const TuneOutcome& outcome) const {
+  const State& s = *state_;
+  write_file(path, [&](std::ostream& out) { io::write_results_csv(out, s.space->problem(), outcome.records, s.names); });
+}
+
+nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, bool with_trace) {
+  const TuneJob::State& s = *job.state_;
+  const Trace& trace = outcome.result.trace;
+  const Problem& problem = s.space->problem();
+  const auto& objectives = s.objectives;
+  nlohmann::json out;
+  if (outcome.best) {
+    const std::size_t best = *outcome.best;
+    const TraceEntry& e = trace[best];
+    nlohmann::json values = nlohmann::json::object();
+    for (std::size_t j = 0; j < objectives.size(); ++j) values[objectives[j].name] = number_or_null(trace.values(best)[j]);
+    out["best"] = {{"configuration", configuration_json(problem, s.space->values_at(e.index))},
+                   {"objective", objectives.front().name},
+                   {"value", number_or_null(trace.values(best).front())},
+                   {"objectives", values},
+                   {"evaluation", best + 1},
+                   {"clock_seconds", e.clock_ms / 1000.0}};
+  } else {
+    out["best"] = nullptr;
+  }
+  if (objectives.size() >= 2) {
+    nlohmann::json f = nlohmann::json::array();
+    for (std::size_t position : outcome.pareto_front) {
+      nlohmann::json values = nlohmann::json::object();
+      for (std::size_t j = 0; j < objectives.size(); ++j)
+        values[objectives[j].name] = number_or_null(trace.values(position)[j]);
+      f.push_back({{"configuration", configuration_json(problem, s.space->values_at(trace[position].index))},
+                   {"objectives", values},
+                   {"evaluation", position + 1}});
+    }
+    out["pareto_front"] = std::move(f);
+    out["scalarization"] =
+        s.scalarization.kind == Scalarization::Kind::lexicographic ? "lexicographic" : "weighted_sum";
+  }
+  out["evaluations"] = outcome.result.evaluations;
+  out["clock_seconds"] = outcome.result.clock_seconds();
+  out["stop_reason"] = to_string(outcome.result.stop_reason);
+  out["failures"] = outcome.failures;
+  std::map<std::string, std::size_t> statuses;  // every evaluation by how it ended ("ok", "compile-failed", ...)
+  for (const auto& e : trace.entries()) ++statuses[std::string(to_string(e.status))];
+  out["statuses"] = statuses;
+  out["resumed"] = outcome.resumed;
+  out["space_size"] = s.space->size();
+  // The limit of the implicit block-size constraint the space was built with (null: none).
+  out["max_threads"] = problem.max_threads ? nlohmann::json(*problem.max_threads) : nlohmann::json(nullptr);
+  out["strategy"] = s.request.strategy;
+  nlohmann::json hyper = nlohmann::json::object();
+  for (const auto& [name, value] : job.hyperparameters()) hyper[name] = io::value_to_json(value);
+  out["hyperparameters"] = hyper;
+  out["seed"] = s.request.seed;
+  nlohmann::json objs = nlohmann::json::array();
+  for (const auto& obj : objectives) objs.push_back({{"name", obj.name}, {"higher_is_better", obj.higher_is_better}});
+  out["objectives"] = objs;
+  out["wall_seconds"] = outcome.result.wall_seconds;
+  if (s.simulation) {
+    out["simulation"] = {{"file", s.request.simulate_path},
+                         {"format", io::to_string(s.results->format)},
+                         {"device_name", s.results->device_name},
+                         {"records", s.results->records.size()},
+                         {"configurations_recorded", s.simulation->configurations_recorded()},
+                         {"records_outside_space", s.simulation->records_outside_space()},
+                         {"truncated", s.results->truncated}};
+  }
+  if (s.live_evaluator) {
+    const live::KernelSpecification& spec = s.live_evaluator->specification();
+    const auto& device = s.live_evaluator->device_info();
+    out["live"] = {{"problem_file", s.request.problem_path},
+                   {"backend", spec.backend},
+                   {"device_name", device.name},
+                   {"device_max_threads", device.max_threads},
+                   {"platform", device.platform},
+                   {"kernel_name", spec.kernel_name},
+                   {"iterations", spec.iterations},
+                   {"statistic", statistic_name(spec.statistic)},
+                   {"timeout_seconds", spec.timeout_s},
+                   {"verification", spec.verification.kind != live::Verification::Kind::none},
+                   {"isolated", s.request.live.isolate},
+                   {"workers_started", s.live_evaluator->workers_started()},
+                   {"observers", s.live_evaluator->observers()},
+                   {"observer_notes", s.live_evaluator->observer_notes()},
+                   {"statuses", statuses}};
+  }
+  if (with_trace) {
+    nlohmann::json t = nlohmann::json::array();
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+      const TraceEntry& e = trace[i];
+      nlohmann::json v = nlohmann::json::array();
+      for (double x : trace.values(i)) v.push_back(number_or_null(x));
+      t.push_back({{"index", e.index}, {"status", std::string(to_string(e.status))}, {"values", v},
+                   {"clock_seconds", e.clock_ms / 1000.0}, {"resumed", e.resumed}});
+    }
+    out["trace"] = std::move(t);
+  }
+  return out;
+}
+
+}  // namespace ktune
