@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "ktune/multiobjective/front_normalisation.hpp"
 #include "ktune/multiobjective/indicators.hpp"
 #include "ktune/multiobjective/pareto.hpp"
 #include "ktune/search_space.hpp"
@@ -21,12 +22,11 @@
 namespace ktune::methodology {
 namespace {
 
-constexpr double kReference = 1.1;  // hypervolume reference point in the normalised space
-
 struct PreparedMoSpace {
   std::unique_ptr<SearchSpace> space;
   std::unique_ptr<SimulationEvaluator> evaluator;
-  std::vector<double> front;  // normalised true front, row-major
+  std::optional<FrontNormalisation> normalise;  // by the true front's ideal and nadir
+  std::vector<double> front;                    // normalised true front, row-major
   MoSpaceResult result;
 };
 
@@ -39,16 +39,6 @@ double median(std::vector<double> v) {
   const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
   if (std::isinf(lo) || std::isinf(hi)) return lo == hi ? lo : std::numeric_limits<double>::infinity();
   return (lo + hi) / 2;
-}
-
-// Objective costs -> the normalised space of a space's true front: 0 at its ideal, 1 at its nadir.
-std::vector<double> normalise(std::span<const double> costs, const MoSpaceResult& s) {
-  std::vector<double> out(costs.size());
-  for (std::size_t j = 0; j < costs.size(); ++j) {
-    const double range = s.nadir[j] - s.ideal[j];
-    out[j] = (costs[j] - s.ideal[j]) / (range > 0 ? range : 1.0);
-  }
-  return out;
 }
 
 PreparedMoSpace prepare(const ComparisonSpace& cs, const MoComparisonOptions& o) {
@@ -79,10 +69,9 @@ PreparedMoSpace prepare(const ComparisonSpace& cs, const MoComparisonOptions& o)
   });
   std::vector<double> front_costs;
   for (std::size_t i : front) front_costs.insert(front_costs.end(), costs.begin() + i * m, costs.begin() + (i + 1) * m);
-  p.result.ideal = ideal_point(front_costs, m);
-  p.result.nadir.assign(m, -std::numeric_limits<double>::infinity());
-  for (std::size_t k = 0; k < front.size(); ++k)
-    for (std::size_t j = 0; j < m; ++j) p.result.nadir[j] = std::max(p.result.nadir[j], front_costs[k * m + j]);
+  p.normalise.emplace(front_costs, m);
+  p.result.ideal = p.normalise->ideal();
+  p.result.nadir = p.normalise->nadir();
   for (std::size_t k = 0; k < front.size(); ++k) {
     std::vector<double> values(m);
     for (std::size_t j = 0; j < m; ++j) {
@@ -90,10 +79,10 @@ PreparedMoSpace prepare(const ComparisonSpace& cs, const MoComparisonOptions& o)
       values[j] = o.objectives[j].higher_is_better ? -c : c;
     }
     p.result.true_front.push_back(std::move(values));
-    const auto n = normalise({front_costs.data() + k * m, m}, p.result);
+    const auto n = (*p.normalise)(std::span<const double>(front_costs.data() + k * m, m));
     p.front.insert(p.front.end(), n.begin(), n.end());
   }
-  const std::vector<double> ref(m, kReference);
+  const std::vector<double> ref(m, kHypervolumeReference);
   p.result.true_front_hypervolume = hypervolume(p.front, m, ref);
   return p;
 }
@@ -113,7 +102,7 @@ std::vector<double> igd_curve(const Trace& trace, const PreparedMoSpace& p, std:
     const auto costs = objective_costs(trace, pos);
     const bool ok = std::all_of(costs.begin(), costs.end(), [](double c) { return std::isfinite(c); });
     if (ok) {
-      const auto a = normalise(costs, p.result);
+      const auto a = (*p.normalise)(costs);
       evaluated_normalised.insert(evaluated_normalised.end(), a.begin(), a.end());
       double sum = 0;
       for (std::size_t z = 0; z < nz; ++z) {
@@ -181,7 +170,7 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
   // Interrupted: IGD+ curves need every run; nothing is scored.
   if (stop_requested()) throw Interrupted();
 
-  const std::vector<double> ref(m, kReference);
+  const std::vector<double> ref(m, kHypervolumeReference);
   for (std::size_t s = 0; s < spaces.size(); ++s) {
     MoSpaceResult result = std::move(prepared[s].result);
     for (std::size_t k = 0; k < n_strategies; ++k) {

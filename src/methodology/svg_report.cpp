@@ -1,6 +1,7 @@
 // Hand-written SVG: a small line-plot renderer (axes with nice ticks, polylines, legend) and a score table, so the
 // figures need no plotting library and open in any browser.
 #include "ktune/methodology/svg_report.hpp"
+#include "ktune/multiobjective/front_normalisation.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -663,6 +664,7 @@ std::string front_figure(const MoSpaceResult& space,
   }
   plot.x_label = "objective (0 = " + objectives[0].name + ", ...)";
   plot.y_label = "normalised value (0 = ideal, 1 = nadir of the true front)";
+  const FrontNormalisation normalise(space.ideal, space.nadir);
   auto add = [&](const std::string& label, const LineStyle& style, const std::vector<std::vector<double>>& front) {
     bool first = true;
     for (const auto& p : front) {
@@ -672,10 +674,9 @@ std::string front_figure(const MoSpaceResult& space,
       s.in_legend = first;
       first = false;
       for (std::size_t j = 0; j < m; ++j) {
-        const double range = space.nadir[j] - space.ideal[j];
         const double cost = objectives[j].higher_is_better ? -p[j] : p[j];
         s.xs.push_back(static_cast<double>(j));
-        s.ys.push_back((cost - space.ideal[j]) / (range > 0 ? range : 1.0));
+        s.ys.push_back(normalise(cost, j));
       }
       plot.series.push_back(std::move(s));
     }

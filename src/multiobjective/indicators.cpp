@@ -1,4 +1,5 @@
 #include "ktune/multiobjective/indicators.hpp"
+#include "ktune/multiobjective/front_normalisation.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -120,15 +121,7 @@ double igd_plus(std::span<const double> approximation, std::span<const double> r
                 std::span<const double> ideal, std::span<const double> nadir) {
   if (ideal.size() != m || nadir.size() != m)
     throw std::invalid_argument("ideal and nadir need one value per objective");
-  auto normalise = [&](std::span<const double> points) {
-    std::vector<double> out(points.size());
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      const std::size_t j = i % m;
-      const double range = nadir[j] - ideal[j];
-      out[i] = (points[i] - ideal[j]) / (range != 0 ? range : 1.0);
-    }
-    return out;
-  };
+  const FrontNormalisation normalise({ideal.begin(), ideal.end()}, {nadir.begin(), nadir.end()});
   return igd_plus(normalise(approximation), normalise(reference_front), m);
 }
 

@@ -11,7 +11,7 @@ namespace ktune {
 // approximation point a, counting only how much a is worse: sqrt(sum_i max(a_i - z_i, 0)^2). 0 for an empty
 // approximation (pymoo's convention).
 double igd_plus(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m);
-// The same after normalising both sets: (x - ideal) / (nadir - ideal) per objective (a zero range divides by 1).
+// The same after normalising both sets by `ideal` and `nadir` (FrontNormalisation: 0 at the ideal, 1 at the nadir).
 double igd_plus(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m,
                 std::span<const double> ideal, std::span<const double> nadir);
 

@@ -1,0 +1,217 @@
+// The rules of a tuning run, through the library (no binary spawned): objectives and their directions, refusals,
+// the implicit block-size limit, resuming from and appending to a cache, records, the Pareto front and the report.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "ktune/io/input_error.hpp"
+#include "ktune/io/results_file.hpp"
+#include "ktune/jobs/tune_job.hpp"
+#include "ktune/tuning/interruption.hpp"
+#include "shared_data.hpp"
+#include "temp_files.hpp"
+
+namespace {
+
+using namespace ktune;
+
+bool same(const std::vector<Value>& a, const std::vector<Value>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), same_value);
+}
+using ktune::testing::shared_path;
+using ktune::testing::temp_dir;
+
+const std::string kConvolution = shared_path("data/benchmark_hub/cachefiles/convolution_milo/MI250X_T4.json.gz");
+const std::string kDedispersionT1 = shared_path("data/searchspaces/realworld/dedispersion.json");
+const std::string kDedispersion = shared_path("data/benchmark_hub/cachefiles/dedispersion_milo/A4000_T4.json.gz");
+
+TuneRequest simulated(const std::string& strategy = "random_sample", std::uint64_t evaluations = 40) {
+  TuneRequest r;
+  r.simulate_path = kConvolution;
+  r.strategy = strategy;
+  r.budget.max_evaluations = evaluations;
+  r.seed = 7;
+  return r;
+}
+
+JobError::Kind refusal(TuneRequest request) {
+  try {
+    TuneJob job(std::move(request));
+  } catch (const JobError& e) {
+    return e.kind();
+  }
+  ADD_FAILURE() << "the job was not refused";
+  return JobError::Kind::request;
+}
+
+TEST(TuneJob, ObjectivesComeFromTheRequestElseTheFileElseTime) {
+  TuneJob by_default(simulated());
+  ASSERT_EQ(by_default.objectives().size(), 1u);
+  EXPECT_EQ(by_default.objectives()[0].name, "time");
+  EXPECT_FALSE(by_default.objectives()[0].higher_is_better);
+
+  TuneRequest two = simulated();
+  two.objectives = {"time,threads:max"};
+  two.derived = {"threads=block_size_x*block_size_y"};
+  TuneJob job(std::move(two));
+  ASSERT_EQ(job.objectives().size(), 2u);
+  EXPECT_EQ(job.objectives()[1].name, "threads");
+  EXPECT_TRUE(job.objectives()[1].higher_is_better);
+
+  // --maximize: the direction of every objective given without one.
+  TuneRequest maximise = simulated();
+  maximise.objectives = {"time"};
+  maximise.maximize = true;
+  EXPECT_TRUE(TuneJob(std::move(maximise)).objectives()[0].higher_is_better);
+}
+
+TEST(TuneJob, RefusesBadRequestsAndBadInputWithTheirKind) {
+  TuneRequest unknown = simulated("no_such_strategy");
+  EXPECT_EQ(refusal(std::move(unknown)), JobError::Kind::request);
+  TuneRequest bad_setting = simulated();
+  bad_setting.settings = {"fraction=2"};
+  EXPECT_EQ(refusal(std::move(bad_setting)), JobError::Kind::request);
+  TuneRequest missing = simulated();
+  missing.simulate_path = "/nonexistent/results.json";
+  EXPECT_EQ(refusal(std::move(missing)), JobError::Kind::input);
+  TuneRequest live_without_file;
+  EXPECT_EQ(refusal(std::move(live_without_file)), JobError::Kind::request);
+  TuneRequest derive_live;
+  derive_live.problem_path = kDedispersionT1;  // no KernelSpecification: nothing to run live
+  EXPECT_EQ(refusal(std::move(derive_live)), JobError::Kind::request);
+  TuneRequest unrecorded = simulated();  // an objective the file does not record: the request names it
+  unrecorded.objectives = {"temperature"};
+  EXPECT_EQ(refusal(std::move(unrecorded)), JobError::Kind::request);
+  TuneRequest bad_derive = simulated();
+  bad_derive.derived = {"x=no_such_parameter*2"};
+  EXPECT_EQ(refusal(std::move(bad_derive)), JobError::Kind::input);
+}
+
+TEST(TuneJob, TheBlockSizeLimitIsTheRequestsOrNone) {
+  TuneRequest limited;
+  limited.problem_path = kDedispersionT1;
+  limited.simulate_path = kDedispersion;
+  limited.max_threads = 256;
+  TuneJob job(std::move(limited));
+  EXPECT_EQ(job.space().problem().max_threads, 256);
+  TuneRequest unlimited;
+  unlimited.problem_path = kDedispersionT1;
+  unlimited.simulate_path = kDedispersion;
+  unlimited.implicit_block_constraint = false;
+  TuneJob all(std::move(unlimited));
+  EXPECT_FALSE(all.space().problem().max_threads);
+  EXPECT_GT(all.space().size(), job.space().size());
+}
+
+TEST(TuneJob, RecordsBestAndReportFollowTheTrace) {
+  TuneJob job(simulated("genetic_algorithm", 50));
+  const TuneOutcome outcome = job.run();
+  const Trace& trace = outcome.result.trace;
+  ASSERT_EQ(outcome.records.size(), trace.size());
+  EXPECT_EQ(outcome.result.evaluations, 50u);
+  ASSERT_TRUE(outcome.best);
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    EXPECT_EQ(outcome.records[i].clock_ms, trace[i].clock_ms);
+    EXPECT_TRUE(same(outcome.records[i].config, job.space().values_at(trace[i].index)));
+    if (trace[i].status == Status::ok) {
+      EXPECT_LE(trace.values(*outcome.best)[0], trace.values(i)[0]);
+    }
+  }
+  const nlohmann::json report = tune_report_json(job, outcome, true);
+  EXPECT_EQ(report.at("evaluations"), 50);
+  EXPECT_EQ(report.at("best").at("evaluation"), *outcome.best + 1);
+  EXPECT_EQ(report.at("trace").size(), trace.size());
+  EXPECT_EQ(report.at("strategy"), "genetic_algorithm");
+  EXPECT_TRUE(report.at("hyperparameters").contains("popsize"));
+  // The same request, the same run.
+  TuneJob again(simulated("genetic_algorithm", 50));
+  const TuneOutcome second = again.run();
+  ASSERT_EQ(second.result.trace.size(), trace.size());
+  for (std::size_t i = 0; i < trace.size(); ++i) EXPECT_EQ(second.result.trace[i].index, trace[i].index);
+  EXPECT_THROW(job.run(), std::logic_error);  // once per job
+}
+
+TEST(TuneJob, SeveralObjectivesGiveTheParetoFrontOfTheTrace) {
+  TuneRequest r = simulated("nsga2", 80);
+  r.objectives = {"time", "threads:max"};
+  r.derived = {"threads=block_size_x*block_size_y"};
+  TuneJob job(std::move(r));
+  const TuneOutcome outcome = job.run();
+  ASSERT_FALSE(outcome.pareto_front.empty());
+  const Trace& trace = outcome.result.trace;
+  for (std::size_t a : outcome.pareto_front)
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+      if (trace[i].status != Status::ok) continue;
+      const bool dominates = trace.values(i)[0] <= trace.values(a)[0] && trace.values(i)[1] >= trace.values(a)[1] &&
+                             (trace.values(i)[0] < trace.values(a)[0] || trace.values(i)[1] > trace.values(a)[1]);
+      EXPECT_FALSE(dominates) << "evaluation " << i + 1 << " dominates front point " << a + 1;
+    }
+  EXPECT_EQ(tune_report_json(job, outcome, false).at("pareto_front").size(), outcome.pareto_front.size());
+}
+
+TEST(TuneJob, ACacheIsResumedAndAppendedTo) {
+  const std::string cache = (temp_dir() / "tune_job_cache.json").string();
+  std::filesystem::remove(cache);
+  TuneRequest first = simulated("random_sample", 15);
+  first.cache_path = cache;
+  TuneJob job(std::move(first));
+  const TuneOutcome outcome = job.run();
+  EXPECT_EQ(outcome.resumed, 0u);
+  EXPECT_EQ(io::read_results_file(cache).records.size(), 15u);
+
+  // The run again: the 15 known results are not measured again (the budget counts new measurements) and keep their
+  // records.
+  TuneRequest second = simulated("random_sample", 10);
+  second.cache_path = cache;
+  TuneJob resumed(std::move(second));
+  const TuneOutcome more = resumed.run();
+  EXPECT_EQ(more.resumed, 15u);
+  EXPECT_EQ(more.result.evaluations, 10u);
+  std::set<std::size_t> first_indices;
+  for (const auto& e : outcome.result.trace.entries()) first_indices.insert(e.index);
+  std::size_t resumed_entries = 0;
+  for (std::size_t i = 0; i < more.result.trace.size(); ++i) {
+    const TraceEntry& e = more.result.trace[i];
+    if (!e.resumed) continue;
+    ++resumed_entries;
+    EXPECT_TRUE(first_indices.count(e.index));
+    EXPECT_TRUE(same(more.records[i].config, resumed.space().values_at(e.index)));
+  }
+  EXPECT_EQ(resumed_entries, 15u);
+  EXPECT_EQ(more.records.size(), 25u);
+  EXPECT_EQ(io::read_results_file(cache).records.size(), 25u);
+}
+
+TEST(TuneJob, ARequestedStopEndsTheRunWithWhatWasMeasured) {
+  struct StopAfter final : TuningListener {
+    void on_evaluation(const CostFunction&, std::size_t position) override {
+      if (position == 9) request_stop();
+    }
+  } stop;
+  TuneJob job(simulated("random_sample", 100));
+  const TuneOutcome outcome = job.run({&stop});
+  clear_stop_request();
+  EXPECT_EQ(outcome.result.stop_reason, StopReason::interrupted);
+  EXPECT_EQ(outcome.records.size(), outcome.result.trace.size());
+  EXPECT_GE(outcome.result.trace.size(), 10u);
+  EXPECT_LT(outcome.result.trace.size(), 100u);
+}
+
+TEST(TuneJob, WritesT4AndCsvOfEveryEvaluation) {
+  TuneJob job(simulated("random_sample", 12));
+  const TuneOutcome outcome = job.run();
+  const std::string t4 = (temp_dir() / "tune_job.json").string(), csv = (temp_dir() / "tune_job.csv").string();
+  job.write_t4(t4, outcome);
+  job.write_csv(csv, outcome);
+  const io::ResultsFile back = io::read_results_file(t4);
+  ASSERT_EQ(back.records.size(), 12u);
+  for (std::size_t i = 0; i < 12; ++i) EXPECT_TRUE(same(back.records[i].config, outcome.records[i].config));
+  EXPECT_TRUE(std::filesystem::file_size(csv) > 0);
+  EXPECT_THROW(job.write_t4("/nonexistent/dir/out.json", outcome), io::InputError);
+}
+
+}  // namespace
