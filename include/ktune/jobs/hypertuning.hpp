@@ -1,0 +1,111 @@
+#pragma once
+// Tuning the tuner as a job: the rules of `ktune hypertune`, callable from C++.
+//
+// Every setting of a strategy's hyperparameters (a grid: the request's T1 file, else one around the declared defaults)
+// is scored by the methodology on brute-forced training spaces in simulation; a meta-strategy searches the settings
+// through the ordinary tuning loop; the scores go to a resumable Kernel Tuner cache (objective `score`). Then, unless
+// interrupted: the best, median and worst settings and the defaults are scored on test spaces, and the confirmation
+// protocol re-scores the best `confirm` settings and the defaults on fresh seeds; the best of them is recommended and
+// the verdict is "adopt" only when it beats the defaults on the training spaces and (given test spaces) on the test
+// spaces too, over the run's seed and the fresh ones.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ktune/jobs/job_error.hpp"
+#include "ktune/methodology/baseline.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/tune.hpp"
+
+namespace ktune {
+
+struct HypertuneRequest {
+  std::string strategy;                  // the strategy whose hyperparameters are tuned
+  std::string hyperspace_path;           // T1 file over the hyperparameters; empty: a grid around the defaults
+  std::vector<std::string> spaces;       // brute-forced training spaces
+  std::vector<std::string> test_spaces;  // optional
+  std::string meta_strategy = "brute_force";
+  std::vector<std::string> meta_settings;  // name=value
+  int repeats = 25;                        // runs per setting and space
+  Budget budget;                           // of the meta-strategy: settings scored, wall-clock seconds
+  std::uint64_t seed = 0;
+  unsigned threads = 0;  // 0: all cores
+  methodology::BaselineKind baseline = methodology::BaselineKind::reference;
+  std::string output_path;            // the scores' cache: resumed if present, appended per setting
+  std::size_t confirm = 0;            // re-score this many of the best settings on fresh seeds
+  std::uint64_t confirm_seeds = 3;    // how many fresh seeds
+  std::string reference;              // the settings to beat, as a label; empty: the strategy's defaults
+  std::function<void(JobMessageLevel, const std::string&)> on_message;
+};
+
+// A setting and what it scored.
+struct ScoredSettingRow {
+  std::string label;
+  std::vector<std::pair<std::string, Value>> settings;  // the grid's hyperparameters
+  Status status = Status::ok;
+  double score = 0;                  // NaN when not scored
+  std::vector<double> space_scores;  // per training space; empty when unknown (resumed from other spaces)
+  bool resumed = false;
+  std::string message;
+};
+
+struct TrainTestRow {
+  std::string role, label;  // role: best, median, worst, default
+  double train = 0, test = 0;
+};
+
+struct ConfirmedSetting {
+  std::string label;
+  double score = 0, confirmed = 0, test = 0;  // test: the recommendation and the reference only
+};
+
+struct HypertuneOutcome {
+  explicit HypertuneOutcome(TuningResult r) : result(std::move(r)) {}
+  TuningResult result;
+  std::vector<ScoredSettingRow> rows;  // every setting known at the end, best first
+  std::size_t scored = 0;              // rows with a score (the first ones)
+  std::size_t resumed = 0;
+  std::vector<TrainTestRow> test_rows;     // given test spaces
+  std::vector<ConfirmedSetting> confirmed; // given confirm > 0
+  ConfirmedSetting reference, recommended;
+  std::vector<std::uint64_t> confirm_seeds, test_seeds;
+  std::string verdict;  // "adopt", "keep", or empty (no confirmation)
+  bool interrupted = false;
+};
+
+class Hypertuning {
+ public:
+  // Opens the grid, the spaces and the cache; throws JobError.
+  explicit Hypertuning(HypertuneRequest request);
+  ~Hypertuning();
+  Hypertuning(const Hypertuning&) = delete;
+  Hypertuning& operator=(const Hypertuning&) = delete;
+
+  // Scores, tests and confirms; once per job. `listeners` see every scored setting.
+  HypertuneOutcome run(const std::vector<TuningListener*>& listeners = {});
+
+  const HypertuneRequest& request() const;
+  const SearchSpace& space() const;  // the settings
+  std::size_t settings_to_score() const;
+  const std::string& defaults_label() const;
+  const std::vector<std::pair<std::string, Value>>& fixed_hyperparameters() const;
+  std::vector<std::string> training_space_names() const;
+  std::vector<std::string> test_space_names() const;  // empty without test spaces
+  const std::vector<std::string>& warnings() const;   // about the grid
+
+  struct State;
+
+ private:
+  friend nlohmann::json hypertune_report_json(const Hypertuning&, const HypertuneOutcome&);
+  std::unique_ptr<State> state_;
+};
+
+// The stable `ktune hypertune --json` object.
+nlohmann::json hypertune_report_json(const Hypertuning& job, const HypertuneOutcome& outcome);
+
+}  // namespace ktune
