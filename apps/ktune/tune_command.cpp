@@ -23,64 +23,37 @@ namespace ktune::cli {
 namespace {
 
 struct TuneOptions {
-  std::string problem_path;
-  std::string simulate_path;
-  std::string strategy = "brute_force";
-  std::vector<std::string> settings;  // key=value
+  TuneRequest request;  // the flags that map one to one
   std::optional<std::uint64_t> max_fevals;
   std::optional<double> time_limit, fraction, target;
-  std::uint64_t seed = 0;
-  std::vector<std::string> objectives;
   bool maximize = false, minimize = false;
-  bool charge_strategy_time = false;
-  std::string output_path, cache_path, csv_path;
-  bool json = false, quiet = false, trace = false;
-  // Live tuning: overrides of the T1 KernelSpecification.
-  std::optional<std::string> backend, statistic, compiler;
-  std::optional<int> iterations, platform, device;
-  std::optional<double> timeout;
-  bool no_verify = false, in_process = false;
-  std::vector<std::string> observers;
-  std::string scalarize;
-  std::vector<std::string> derived;
-  std::optional<std::int64_t> max_threads;
-  bool no_implicit_block_constraint = false;
-  bool verbose = false;
+  bool no_verify = false, in_process = false, no_implicit_block_constraint = false;
+  std::string output_path, csv_path;
+  bool json = false, quiet = false, trace = false, verbose = false;
 };
 
-int run_tune(const TuneOptions& o) {
+int run_tune(TuneOptions& o) {
   const auto fail = [](const std::string& message, int code) {
     std::cerr << "ktune tune: error: " << message << "\n";
     return code;
   };
   if (o.maximize && o.minimize) return fail("--maximize and --minimize exclude each other", kExitUsage);
-  TuneRequest request;
-  request.problem_path = o.problem_path;
-  request.simulate_path = o.simulate_path;
-  request.strategy = o.strategy;
-  request.settings = o.settings;
+  TuneRequest& request = o.request;
   request.budget.max_evaluations = o.max_fevals;
   request.budget.max_fraction = o.fraction;
   request.budget.time_limit_seconds = o.time_limit;
   request.budget.target = o.target;
-  request.seed = o.seed;
-  request.objectives = o.objectives;
   if (o.maximize || o.minimize) request.maximize = o.maximize;
-  request.scalarize = o.scalarize;
-  request.derived = o.derived;
-  request.charge_strategy_time = o.charge_strategy_time;
-  request.max_threads = o.max_threads;
   request.implicit_block_constraint = !o.no_implicit_block_constraint;
-  request.cache_path = o.cache_path;
-  request.live = {o.backend, o.statistic,   o.compiler, o.iterations, o.platform, o.device,
-                  o.timeout, !o.no_verify, !o.in_process, o.observers};
+  request.live.verify = !o.no_verify;
+  request.live.isolate = !o.in_process;
   request.on_message = [&o](JobMessageLevel level, const std::string& text) {
     if (!o.quiet || level == JobMessageLevel::loss) std::cerr << "ktune tune: " << text << "\n";
   };
 
   std::optional<TuneJob> job;
   try {
-    job.emplace(std::move(request));
+    job.emplace(request);
   } catch (const JobError& e) {
     return fail(e.what(), e.kind() == JobError::Kind::request ? kExitUsage : kExitInputError);
   } catch (const Interrupted&) {
@@ -88,7 +61,6 @@ int run_tune(const TuneOptions& o) {
     return interrupted_exit_status(stop_signal());
   }
   const SearchSpace& space = job->space();
-  const auto& objectives = job->objectives();
 
   // The console (stderr): header, a line per configuration (live runs, or --verbose), progress; not with --quiet.
   ConsoleReporterOptions console_options;
@@ -97,9 +69,9 @@ int run_tune(const TuneOptions& o) {
   ConsoleReporter console(console_options);
   std::vector<TuningListener*> listeners;
   if (!o.quiet || o.verbose) {
-    std::string strategy_text = o.strategy;
-    for (const auto& s : o.settings) strategy_text += " " + s;
-    console.header({space.problem().name, job->description(), strategy_text, job->request().budget, o.seed}, space);
+    std::string strategy_text = request.strategy;
+    for (const auto& s : request.settings) strategy_text += " " + s;
+    console.header({space.problem().name, job->description(), strategy_text, request.budget, request.seed}, space);
     listeners.push_back(&console);
   }
   const TuneOutcome outcome = job->run(listeners);
@@ -118,50 +90,12 @@ int run_tune(const TuneOptions& o) {
       result.stop_reason == StopReason::interrupted ? interrupted_exit_status(stop_signal()) : kExitOk;
   if (exit_status != kExitOk && !o.quiet)
     std::cerr << fmt::format("ktune tune: interrupted after {} evaluations; results written{}\n", result.evaluations,
-                             o.cache_path.empty() ? "" : fmt::format(" ({} resumes the run)", o.cache_path));
+                             request.cache_path.empty() ? "" : fmt::format(" ({} resumes the run)", request.cache_path));
   if (o.json) {
     std::cout << tune_report_json(*job, outcome, o.trace).dump(2) << "\n";
     return exit_status;
   }
-  const Trace& trace = result.trace;
-  std::cout << fmt::format("{} on {} ({} configurations{}), {}\n", o.strategy, space.problem().name, space.size(),
-                           job->live() || job->evaluator().device_name().empty()
-                               ? ""
-                               : ", " + job->evaluator().device_name(),
-                           job->live() ? job->description() : "simulated from " + o.simulate_path);
-  std::cout << fmt::format("{} evaluations ({}), tuning clock {:.1f} s, stopped: {}\n", result.evaluations,
-                           ConsoleReporter::failures_text(trace), result.clock_seconds(),
-                           to_string(result.stop_reason));
-  if (outcome.best) {
-    const std::size_t best = *outcome.best;
-    const EvaluationRecord& record = outcome.records[best];
-    const std::string& objective = objectives.front().name;
-    const std::string unit = ConsoleReporter::unit_of(record, objective);
-    std::cout << fmt::format("best {} = {:.6g}{}{} (evaluation {}, at {:.1f} s)\n  {}\n", objective,
-                             trace.values(best).front(), unit.empty() ? "" : " ", unit, best + 1,
-                             trace[best].clock_ms / 1000.0, ConsoleReporter::configuration_text(space, trace[best].index));
-    // The best configuration's other measurements (metrics, energy, accuracy), as the lines showed them.
-    if (record.measurements.size() > (record.find(objective) ? 1u : 0u))
-      std::cout << "  " << ConsoleReporter::outcome_text(record, objective) << "\n";
-  } else {
-    std::cout << "no configuration succeeded\n";
-  }
-  if (objectives.size() >= 2 && !outcome.pareto_front.empty()) {
-    std::cout << fmt::format("Pareto front: {} of {} evaluated configurations\n", outcome.pareto_front.size(),
-                             trace.size());
-    std::string header = "  eval";
-    for (const auto& obj : objectives) header += fmt::format("  {:>12}", obj.name);
-    std::cout << header << "  configuration\n";
-    for (std::size_t position : outcome.pareto_front) {
-      std::string row = fmt::format("  {:>4}", position + 1);
-      for (double v : trace.values(position)) row += fmt::format("  {:>12.6g}", v);
-      const auto values = space.values_at(trace[position].index);
-      std::string config;
-      for (std::size_t p = 0; p < values.size(); ++p)
-        config += fmt::format("{}{}={}", p ? " " : "", space.param_name(p), values[p].repr());
-      std::cout << row << "  " << config << "\n";
-    }
-  }
+  write_tune_summary(std::cout, *job, outcome);
   return exit_status;
 }
 
@@ -170,12 +104,12 @@ int run_tune(const TuneOptions& o) {
 Command add_tune_command(CLI::App& app) {
   auto o = std::make_shared<TuneOptions>();
   CLI::App* sub = app.add_subcommand("tune", "Tune a problem live (a T1 file with a KernelSpecification) or simulated from a brute-forced results file");
-  sub->add_option("problem", o->problem_path,
+  sub->add_option("problem", o->request.problem_path,
                   "Problem file (T1, ktune JSON or Kernel Tuner cache); when simulating it may be left out and the "
                   "space is the recorded configurations");
-  sub->add_option("--simulate", o->simulate_path, "Replay this Kernel Tuner cache or T4 file (.json or .json.gz)");
-  sub->add_option("--strategy", o->strategy, "Search strategy (see ktune strategies)")->capture_default_str();
-  sub->add_option("--set", o->settings, "Strategy hyperparameter name=value (repeatable)");
+  sub->add_option("--simulate", o->request.simulate_path, "Replay this Kernel Tuner cache or T4 file (.json or .json.gz)");
+  sub->add_option("--strategy", o->request.strategy, "Search strategy (see ktune strategies)")->capture_default_str();
+  sub->add_option("--set", o->request.settings, "Strategy hyperparameter name=value (repeatable)");
   sub->add_option("--max-fevals", o->max_fevals, "Stop after this many unique evaluations")->check(whole_number(1));
   sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds on the tuning clock")
       ->check(real_number(0, 1e12, true));
@@ -183,23 +117,23 @@ Command add_tune_command(CLI::App& app) {
       ->check(real_number(0, 1, true));
   sub->add_option("--target", o->target, "Stop once the objective reaches this value")
       ->check(real_number(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), false));
-  sub->add_option("--seed", o->seed, "Seed of every random choice")->capture_default_str()->check(seed_number());
-  sub->add_option("--objective,--objectives", o->objectives,
+  sub->add_option("--seed", o->request.seed, "Seed of every random choice")->capture_default_str()->check(seed_number());
+  sub->add_option("--objective,--objectives", o->request.objectives,
                   "Objective measurement(s), NAME[:min|:max], comma-separated or repeated (default: the file's, else "
                   "time); with several, the result is their Pareto front");
-  sub->add_option("--scalarize", o->scalarize,
+  sub->add_option("--scalarize", o->request.scalarize,
                   "Several objectives, single-objective strategy: lexicographic (default) or weighted_sum:W1,W2,...");
-  sub->add_option("--derive", o->derived,
+  sub->add_option("--derive", o->request.derived,
                   "Simulation: NAME=EXPRESSION, a measurement computed from each record's parameters and "
                   "measurements, usable as an objective (repeatable)");
   sub->add_flag("--maximize", o->maximize, "Maximise the objective (default: inferred from its name)");
   sub->add_flag("--minimize", o->minimize, "Minimise the objective");
-  sub->add_flag("--charge-strategy-time", o->charge_strategy_time,
+  sub->add_flag("--charge-strategy-time", o->request.charge_strategy_time,
                 "Charge the strategy's own time to the simulated clock (as Kernel Tuner does)");
   sub->add_option("--output", o->output_path, "Write the results as a T4 file");
-  sub->add_option("--cache", o->cache_path, "Kernel Tuner cache file: resumed if present, appended per result");
+  sub->add_option("--cache", o->request.cache_path, "Kernel Tuner cache file: resumed if present, appended per result");
   sub->add_option("--csv", o->csv_path, "Write the results as CSV");
-  auto* max_threads = sub->add_option("--max-threads", o->max_threads,
+  auto* max_threads = sub->add_option("--max-threads", o->request.max_threads,
                                       "Limit of the implicit block-size constraint (default: live, the device's "
                                       "maximum block size; simulated, 1024 as Kernel Tuner)")
                           ->check(whole_number(1, std::numeric_limits<std::int64_t>::max()));
@@ -213,31 +147,24 @@ Command add_tune_command(CLI::App& app) {
                 "One line per evaluated configuration on stderr in simulated runs too (live runs show them unless "
                 "--quiet)");
   // Live tuning (a T1 file with a KernelSpecification, no --simulate): overrides of the file's settings.
-  sub->add_option("--backend", o->backend, "Live: the backend (cpp, opencl, cuda) instead of the file's language");
-  sub->add_option("--iterations", o->iterations, "Live: timed launches per configuration (after one warm-up)")
+  sub->add_option("--backend", o->request.live.backend, "Live: the backend (cpp, opencl, cuda) instead of the file's language");
+  sub->add_option("--iterations", o->request.live.iterations, "Live: timed launches per configuration (after one warm-up)")
       ->check(whole_number(1, 1'000'000));
-  sub->add_option("--statistic", o->statistic, "Live: the time objective over the launches: mean, median or min");
-  sub->add_option("--timeout", o->timeout, "Live: seconds per configuration (compile + verify + benchmark)")
+  sub->add_option("--statistic", o->request.live.statistic, "Live: the time objective over the launches: mean, median or min");
+  sub->add_option("--timeout", o->request.live.timeout_seconds, "Live: seconds per configuration (compile + verify + benchmark)")
       ->check(real_number(0, 1e9, true));
-  sub->add_option("--platform", o->platform, "Live: OpenCL platform index")->check(whole_number(0, 1'000'000));
-  sub->add_option("--device", o->device, "Live: device index (OpenCL device within the platform, CUDA ordinal)")
+  sub->add_option("--platform", o->request.live.platform, "Live: OpenCL platform index")->check(whole_number(0, 1'000'000));
+  sub->add_option("--device", o->request.live.device, "Live: device index (OpenCL device within the platform, CUDA ordinal)")
       ->check(whole_number(0, 1'000'000));
-  sub->add_option("--compiler", o->compiler, "Live, cpp backend: the compiler command (default $CXX or c++)");
+  sub->add_option("--compiler", o->request.live.compiler, "Live, cpp backend: the compiler command (default $CXX or c++)");
   sub->add_flag("--no-verify", o->no_verify, "Live: skip verification against the reference");
-  sub->add_option("--observer", o->observers,
+  sub->add_option("--observer", o->request.live.observers,
                   "Live: also observe energy and power: powercap (Linux RAPL, CPU) or nvml (NVIDIA GPU); repeatable. "
                   "Skipped with a note where the machine does not expose them")
       ->check(CLI::IsMember(live::observer_names()));
   sub->add_flag("--in-process", o->in_process,
                 "Live: run kernels in this process (debugging; a crash ends the run and timeouts are not enforced)");
-  return {sub, [o] {
-            try {
-              return run_tune(*o);
-            } catch (const HyperparameterError& e) {
-              std::cerr << "ktune tune: error: " << e.what() << "\n";
-              return kExitUsage;
-            }
-          }};
+  return {sub, [o] { return run_tune(*o); }};
 }
 
 }  // namespace ktune::cli

@@ -19,6 +19,7 @@
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/live/live_evaluator.hpp"
 #include "ktune/multiobjective/trace_front.hpp"
+#include "ktune/tuning/console_reporter.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
@@ -463,6 +464,49 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
     out["trace"] = std::move(t);
   }
   return out;
+}
+
+void write_tune_summary(std::ostream& out, const TuneJob& job, const TuneOutcome& outcome) {
+  const SearchSpace& space = job.space();
+  const auto& objectives = job.objectives();
+  const TuningResult& result = outcome.result;
+  const Trace& trace = result.trace;
+  const bool device = !job.live() && !job.evaluator().device_name().empty();
+  out << fmt::format("{} on {} ({} configurations{}), {}\n", job.request().strategy, space.problem().name, space.size(),
+                     device ? ", " + job.evaluator().device_name() : "",
+                     job.live() ? job.description() : "simulated from " + job.request().simulate_path);
+  out << fmt::format("{} evaluations ({}), tuning clock {:.1f} s, stopped: {}\n", result.evaluations,
+                     ConsoleReporter::failures_text(trace), result.clock_seconds(), to_string(result.stop_reason));
+  if (outcome.best) {
+    const std::size_t best = *outcome.best;
+    const EvaluationRecord& record = outcome.records[best];
+    const std::string& objective = objectives.front().name;
+    const std::string unit = ConsoleReporter::unit_of(record, objective);
+    out << fmt::format("best {} = {:.6g}{}{} (evaluation {}, at {:.1f} s)\n  {}\n", objective,
+                       trace.values(best).front(), unit.empty() ? "" : " ", unit, best + 1,
+                       trace[best].clock_ms / 1000.0, ConsoleReporter::configuration_text(space, trace[best].index));
+    // The best configuration's other measurements (metrics, energy, accuracy), as the lines showed them.
+    if (record.measurements.size() > (record.find(objective) ? 1u : 0u))
+      out << "  " << ConsoleReporter::outcome_text(record, objective) << "\n";
+  } else {
+    out << "no configuration succeeded\n";
+  }
+  if (objectives.size() >= 2 && !outcome.pareto_front.empty()) {
+    out << fmt::format("Pareto front: {} of {} evaluated configurations\n", outcome.pareto_front.size(),
+                       trace.size());
+    std::string header = "  eval";
+    for (const auto& obj : objectives) header += fmt::format("  {:>12}", obj.name);
+    out << header << "  configuration\n";
+    for (std::size_t position : outcome.pareto_front) {
+      std::string row = fmt::format("  {:>4}", position + 1);
+      for (double v : trace.values(position)) row += fmt::format("  {:>12.6g}", v);
+      const auto values = space.values_at(trace[position].index);
+      std::string config;
+      for (std::size_t p = 0; p < values.size(); ++p)
+        config += fmt::format("{}{}={}", p ? " " : "", space.param_name(p), values[p].repr());
+      out << row << "  " << config << "\n";
+    }
+  }
 }
 
 }  // namespace ktune

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,11 +104,17 @@ class TuneJob {
 
  private:
   friend nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, bool with_trace);
+
+// What `ktune tune` prints: where it ran, the counts, the best configuration and its measurements, the Pareto front.
+void write_tune_summary(std::ostream& out, const TuneJob& job, const TuneOutcome& outcome);
   std::unique_ptr<State> state_;
 };
 
 // The stable `ktune tune --json` object: best, Pareto front, counts, statuses, objectives, settings, simulation or
 // live details, and every evaluation when `with_trace`.
 nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, bool with_trace);
+
+// What `ktune tune` prints: where it ran, the counts, the best configuration and its measurements, the Pareto front.
+void write_tune_summary(std::ostream& out, const TuneJob& job, const TuneOutcome& outcome);
 
 }  // namespace ktune
