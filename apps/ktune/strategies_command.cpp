@@ -1,6 +1,8 @@
 // `ktune strategies`: every strategy with its hyperparameters (human or --json).
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -8,12 +10,14 @@
 #include "commands.hpp"
 #include "ktune/io/json_value.hpp"
 #include "ktune/tuning/strategy.hpp"
+#include "ktune/tuning/strategy_plugins.hpp"
 
 namespace ktune::cli {
 
-nlohmann::json strategies_json() {
+nlohmann::json strategies_json(const std::vector<const StrategyInfo*>& strategies) {
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& info : strategy_registry()) {
+  for (const StrategyInfo* p : strategies) {
+    const StrategyInfo& info = *p;
     nlohmann::json hyper = nlohmann::json::array();
     for (const auto& h : info.hyperparameters) {
       nlohmann::json j{{"name", h.name},
@@ -25,21 +29,45 @@ nlohmann::json strategies_json() {
       if (!h.choices.empty()) j["choices"] = h.choices;
       hyper.push_back(std::move(j));
     }
-    list.push_back({{"name", info.name}, {"description", info.description}, {"hyperparameters", std::move(hyper)}});
+    nlohmann::json j{{"name", info.name}, {"description", info.description}, {"hyperparameters", std::move(hyper)}};
+    if (is_strategy_plugin_path(info.name)) {
+      const StrategyPluginInfo plugin = load_strategy_plugin(info.name);  // loaded already: what it said
+      j["plugin"] = {{"declared_name", plugin.declared_name},
+                     {"library", plugin.library},
+                     {"ktune_version", plugin.ktune_version}};
+    }
+    list.push_back(std::move(j));
   }
   return {{"strategies", std::move(list)}};
 }
 
+struct StrategiesOptions {
+  bool json = false;
+  std::vector<std::string> plugins;
+};
+
 Command add_strategies_command(CLI::App& app) {
-  auto json = std::make_shared<bool>(false);
+  auto o = std::make_shared<StrategiesOptions>();
   CLI::App* sub = app.add_subcommand("strategies", "List the search strategies and their hyperparameters");
-  sub->add_flag("--json", *json, "Print one JSON object (stable interface)");
-  return {sub, [json] {
-            if (*json) {
-              std::cout << strategies_json().dump(2) << "\n";
+  sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
+  sub->add_option("--plugin", o->plugins,
+                  "Only these strategy plug-ins (.so, or .cpp compiled and cached): what they declare (repeatable)");
+  return {sub, [o] {
+            std::vector<const StrategyInfo*> shown;
+            try {
+              for (const auto& path : o->plugins) shown.push_back(find_strategy(path));
+            } catch (const HyperparameterError& e) {
+              std::cerr << "ktune strategies: error: " << e.what() << "\n";
+              return kExitInputError;
+            }
+            if (o->plugins.empty())
+              for (const auto& info : strategy_registry()) shown.push_back(&info);
+            if (o->json) {
+              std::cout << strategies_json(shown).dump(2) << "\n";
               return kExitOk;
             }
-            for (const auto& info : strategy_registry()) {
+            for (const StrategyInfo* p : shown) {
+              const StrategyInfo& info = *p;
               std::cout << fmt::format("{:<16} {}\n", info.name, info.description);
               for (const auto& h : info.hyperparameters)
                 std::cout << fmt::format("    {:<14} {:<6} default {:<8} {:<16} {}\n", h.name, to_string(h.type),

@@ -1,20 +1,25 @@
 #include <algorithm>
+#include <deque>
+#include <mutex>
 #include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "ktune/tuning/strategy.hpp"
+#include "ktune/tuning/strategy_plugins.hpp"
+#include "strategies/registry.hpp"
 #include "strategies/strategy_infos.hpp"
 
 namespace ktune {
 
 namespace {
 
-std::vector<StrategyInfo>& registry_storage() {
+// A deque: registering a strategy (a plug-in loaded on first use) leaves the StrategyInfo pointers handed out valid.
+std::deque<StrategyInfo>& registry_storage() {
   // An explicit list: self-registration from static initialisers is dropped by the linker in static libraries.
-  static std::vector<StrategyInfo> registry = [] {
-    std::vector<StrategyInfo> all{strategies::brute_force_info(), strategies::random_sample_info()};
+  static std::deque<StrategyInfo> registry = [] {
+    std::deque<StrategyInfo> all{strategies::brute_force_info(), strategies::random_sample_info()};
     for (auto family : {strategies::local_search_strategies, strategies::evolutionary_strategies,
                         strategies::continuous_strategies, strategies::bayesian_strategies,
                         strategies::generated_and_ensemble_strategies, strategies::multiobjective_strategies})
@@ -24,21 +29,36 @@ std::vector<StrategyInfo>& registry_storage() {
   return registry;
 }
 
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 }  // namespace
 
-const std::vector<StrategyInfo>& strategy_registry() { return registry_storage(); }
+const std::deque<StrategyInfo>& strategy_registry() { return registry_storage(); }
 
 void register_strategy(StrategyInfo info) {
   if (info.name.empty()) throw std::invalid_argument("a strategy needs a name");
   if (!info.make) throw std::invalid_argument(fmt::format("strategy '{}' has no factory", info.name));
-  if (find_strategy(info.name)) throw std::invalid_argument(fmt::format("strategy '{}' exists already", info.name));
+  if (strategies::find_registered_strategy(info.name))
+    throw std::invalid_argument(fmt::format("strategy '{}' exists already", info.name));
+  const std::lock_guard lock(registry_mutex());
   registry_storage().push_back(std::move(info));
 }
 
-const StrategyInfo* find_strategy(std::string_view name) {
-  for (const auto& info : strategy_registry())
+const StrategyInfo* strategies::find_registered_strategy(std::string_view name) {
+  const std::lock_guard lock(registry_mutex());
+  for (const auto& info : registry_storage())
     if (info.name == name) return &info;
   return nullptr;
+}
+
+const StrategyInfo* find_strategy(std::string_view name) {
+  if (const StrategyInfo* info = strategies::find_registered_strategy(name)) return info;
+  if (!is_strategy_plugin_path(name)) return nullptr;
+  load_strategy_plugin(std::string(name));  // registers it under `name`, or throws saying why not
+  return strategies::find_registered_strategy(name);
 }
 
 std::vector<std::pair<std::string, Value>> parse_strategy_settings(std::string_view name,

@@ -1,5 +1,6 @@
 #pragma once
 // A search strategy: sees only the search space, the cost function and a seeded random generator.
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -29,12 +30,14 @@ struct StrategyInfo {
   std::function<std::unique_ptr<Strategy>(const Hyperparameters&)> make;
 };
 
-// Every strategy, in the order `ktune strategies` lists them: ktune's, then those registered at run time.
-const std::vector<StrategyInfo>& strategy_registry();
+// Every strategy, in the order `ktune strategies` lists them: ktune's, then those registered at run time (and
+// plug-ins loaded). References stay valid while strategies are added.
+const std::deque<StrategyInfo>& strategy_registry();
 // Adds a user-defined strategy (see docs/strategies.md). Call it before tuning starts (registration is not
 // synchronised with running tunings). Throws std::invalid_argument for an empty or taken name or a missing factory.
 void register_strategy(StrategyInfo info);
-// nullptr if there is none of that name.
+// nullptr if there is none of that name. A name ending in .so or .cpp is a plug-in file: loaded and registered on
+// first use (strategy_plugins.hpp); throws HyperparameterError if it cannot be.
 const StrategyInfo* find_strategy(std::string_view name);
 // "name=value" texts (command line --set, compare specs) converted to the declared types of strategy `name`'s
 // hyperparameters. Throws HyperparameterError: unknown strategy or hyperparameter (listing the valid ones), bad value.

@@ -1,0 +1,31 @@
+#pragma once
+// Loading strategy plug-ins (see ktune/plugin.hpp for writing one). A strategy name that ends in ".so" or ".cpp" is
+// a plug-in: find_strategy() and everything built on it (make_strategy, parse_strategy_settings, the jobs) load it
+// on first use and register it under that name. A .cpp file is compiled first with the system compiler ($CXX, else
+// c++) against ktune's headers, and the library is cached by the hash of the source, the compiler command and
+// ktune's version ($KTUNE_PLUGIN_CACHE, else $XDG_CACHE_HOME/ktune/plugins, else ~/.cache/ktune/plugins).
+#include <string>
+#include <string_view>
+
+#include "ktune/tuning/strategy.hpp"
+
+namespace ktune {
+
+// Whether `name` names a plug-in file rather than a registered strategy.
+bool is_strategy_plugin_path(std::string_view name);
+
+// What a loaded plug-in says of itself.
+struct StrategyPluginInfo {
+  std::string path;           // as given
+  std::string library;        // the shared library loaded (the compiled one for a .cpp)
+  std::string declared_name;  // the name in its StrategyInfo
+  std::string ktune_version;  // it was built against
+  bool compiled = false;      // a .cpp compiled now (false: loaded, or taken from the cache)
+};
+
+// Loads and registers the plug-in at `path` (once; later calls return what the first found) and returns its
+// description. Throws HyperparameterError with a message naming the file: missing file, not a ktune plug-in,
+// another ktune version or plug-in ABI, a .cpp that does not compile (its compiler output included).
+StrategyPluginInfo load_strategy_plugin(const std::string& path);
+
+}  // namespace ktune

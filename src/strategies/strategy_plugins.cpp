@@ -1,0 +1,191 @@
+#include "ktune/tuning/strategy_plugins.hpp"
+
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "ktune/plugin.hpp"
+#include "ktune/tuning/hyperparameters.hpp"
+#include "strategies/registry.hpp"
+
+#ifndef KTUNE_PLUGIN_INCLUDE_DIRS
+#define KTUNE_PLUGIN_INCLUDE_DIRS ""
+#endif
+
+namespace ktune {
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void refuse(const std::string& path, const std::string& why) {
+  throw HyperparameterError(fmt::format("strategy plug-in {}: {}", path, why));
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// FNV-1a, 64 bits: a stable content hash for the compile cache (not for security).
+std::uint64_t fnv1a(std::string_view data, std::uint64_t h = 14695981039346656037ull) {
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+fs::path cache_directory() {
+  if (const char* dir = std::getenv("KTUNE_PLUGIN_CACHE"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "ktune" / "plugins";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "ktune" / "plugins";
+  return fs::temp_directory_path() / fmt::format("ktune-plugins-{}", ::getuid());
+}
+
+// Where ktune's headers are for compiling a plug-in: $KTUNE_INCLUDE_DIRS (':'-separated), else an installed tree
+// beside the running executable (PREFIX/bin/ktune -> PREFIX/include), else the build tree this was built in.
+std::vector<std::string> include_directories() {
+  std::string dirs;
+  if (const char* env = std::getenv("KTUNE_INCLUDE_DIRS"); env && *env) {
+    dirs = env;
+  } else {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    const fs::path installed = exe.parent_path().parent_path() / "include";
+    dirs = !ec && fs::exists(installed / "ktune" / "plugin.hpp") && fs::exists(installed / "ktune" / "version.hpp")
+               ? installed.string()
+               : std::string(KTUNE_PLUGIN_INCLUDE_DIRS);
+  }
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos <= dirs.size()) {
+    const std::size_t end = std::min(dirs.find(':', pos), dirs.size());
+    if (end > pos) out.push_back(dirs.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+// Compiles a .cpp plug-in into the cache (unless it is there already) and returns the library's path.
+std::string compiled_plugin(const std::string& path, bool& compiled) {
+  const std::string source = read_file(path);
+  const char* cxx_env = std::getenv("CXX");
+  const std::string cxx = cxx_env && *cxx_env ? cxx_env : "c++";
+  std::string flags = "-std=c++20 -O2 -fPIC -shared -DNDEBUG";
+  for (const auto& dir : include_directories()) flags += " -I" + shell_quoted(dir);
+  const std::uint64_t key =
+      fnv1a(fmt::format("{}\n{}\n{}\n{}", cxx, flags, kVersionString, kPluginAbiVersion), fnv1a(source));
+  const fs::path dir = cache_directory();
+  const fs::path library = dir / fmt::format("{}-{:016x}.so", fs::path(path).stem().string(), key);
+  compiled = false;
+  if (fs::exists(library)) return library.string();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) refuse(path, fmt::format("cannot create the plug-in cache {}: {}", dir.string(), ec.message()));
+  // Compile beside the final name and rename: a concurrent ktune never loads half a library.
+  const fs::path partial = library.string() + fmt::format(".{}.partial", ::getpid());
+  const fs::path log = library.string() + fmt::format(".{}.log", ::getpid());
+  const std::string command = fmt::format("{} {} {} -o {} > {} 2>&1", cxx, flags, shell_quoted(path),
+                                          shell_quoted(partial.string()), shell_quoted(log.string()));
+  const int status = std::system(command.c_str());
+  const std::string output = read_file(log.string());
+  fs::remove(log, ec);
+  if (status != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fs::remove(partial, ec);
+    std::string shown = output.substr(0, 4000);
+    if (output.size() > shown.size()) shown += "\n...";
+    refuse(path, fmt::format("does not compile ({} {} ...):\n{}", cxx, path, shown));
+  }
+  fs::rename(partial, library, ec);
+  if (ec) refuse(path, fmt::format("cannot store the compiled plug-in in {}: {}", dir.string(), ec.message()));
+  compiled = true;
+  return library.string();
+}
+
+struct Loaded {
+  StrategyPluginInfo info;
+};
+
+std::mutex& loader_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::map<std::string, Loaded>& loaded() {
+  static std::map<std::string, Loaded> m;
+  return m;
+}
+
+}  // namespace
+
+bool is_strategy_plugin_path(std::string_view name) { return ends_with(name, ".so") || ends_with(name, ".cpp"); }
+
+StrategyPluginInfo load_strategy_plugin(const std::string& path) {
+  const std::lock_guard lock(loader_mutex());
+  if (const auto it = loaded().find(path); it != loaded().end()) return it->second.info;
+  if (!is_strategy_plugin_path(path)) refuse(path, "a plug-in is a .so library or a .cpp source file");
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) refuse(path, "no such file");
+
+  StrategyPluginInfo info;
+  info.path = path;
+  info.library = ends_with(path, ".cpp") ? compiled_plugin(path, info.compiled) : path;
+  // A relative path without a slash would make dlopen search the library path instead of opening this file.
+  const std::string library = fs::absolute(info.library).string();
+  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) refuse(path, fmt::format("cannot be loaded: {}", ::dlerror()));
+  // The library stays loaded for the life of the process: its strategies' code runs until then.
+  using Entry = const StrategyPluginDescriptor* (*)();
+  auto entry = reinterpret_cast<Entry>(::dlsym(handle, "ktune_strategy_plugin"));
+  if (!entry)
+    refuse(path, "is not a ktune strategy plug-in (it exports no ktune_strategy_plugin(); see ktune/plugin.hpp)");
+  const StrategyPluginDescriptor* d = entry();
+  if (!d || d->abi_version != kPluginAbiVersion)
+    refuse(path, fmt::format("was built for plug-in ABI {} (ktune {}); this ktune {} needs ABI {}: rebuild it against "
+                             "this ktune's headers",
+                             d ? d->abi_version : 0, d && d->ktune_version ? d->ktune_version : "?", kVersionString,
+                             kPluginAbiVersion));
+  info.ktune_version = d->ktune_version ? d->ktune_version : "";
+  if (info.ktune_version != kVersionString)
+    refuse(path, fmt::format("was built against ktune {}; this is ktune {}: rebuild it against this ktune's headers",
+                             info.ktune_version, kVersionString));
+  if (d->cxx11_abi != detail::kCxx11Abi)
+    refuse(path, "was built with another C++ standard library ABI (_GLIBCXX_USE_CXX11_ABI); rebuild it");
+  StrategyInfo strategy;
+  try {
+    strategy = d->describe();
+  } catch (const std::exception& e) {
+    refuse(path, fmt::format("describing its strategy failed: {}", e.what()));
+  }
+  info.declared_name = strategy.name;
+  if (!strategy.make) refuse(path, "its strategy has no factory");
+  strategy.name = path;  // registered under the name it is used by
+  strategy.description = fmt::format("plug-in '{}': {}", info.declared_name, strategy.description);
+  if (!strategies::find_registered_strategy(path)) register_strategy(std::move(strategy));
+  loaded()[path] = Loaded{info};
+  return info;
+}
+
+}  // namespace ktune

@@ -1,0 +1,2 @@
+// A shared library without ktune's entry point.
+extern "C" int answer() { return 42; }
