@@ -143,6 +143,12 @@ Command add_compare_command(CLI::App& app) {
                   "NAME=EXPRESSION: a measurement computed from each record's parameters and measurements "
                   "(e.g. smem=block_size_x*tile*4), usable as an objective (repeatable)");
   sub->add_flag("--stats", o->request.stats_only, "Only print the statistics of the spaces");
+  sub->add_flag("--isolate", o->request.options.isolate,
+                "Run each strategy in a worker process: one that crashes, hangs or throws loses that run (reported)");
+  sub->add_option("--isolate-limit", o->request.options.isolation_seconds,
+                  "With --isolate: seconds of a run's strategy time before it is stopped")
+      ->capture_default_str()
+      ->check(real_number(0, 1e9, true));
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_flag("--quiet", o->quiet, "No progress line");
   sub->add_option("--output", o->output_path, "Write the whole report (curves included) as JSON");

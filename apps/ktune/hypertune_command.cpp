@@ -155,6 +155,12 @@ Command add_hypertune_command(CLI::App& app) {
       ->check(whole_number(1, 10'000));
   sub->add_option("--defaults", o->request.reference,
                   "The settings to beat, as a strategy label (name:key=value,...; default: the strategy's defaults)");
+  sub->add_flag("--isolate", o->request.isolate,
+                "Run each strategy run in a worker process: one that crashes, hangs or throws loses that run");
+  sub->add_option("--isolate-limit", o->request.isolation_seconds,
+                  "With --isolate: seconds of a run's strategy time before it is stopped")
+      ->capture_default_str()
+      ->check(real_number(0, 1e9, true));
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_flag("--quiet", o->quiet, "No progress line or warnings");
   return {sub, [o] { return run_hypertune(*o); }};

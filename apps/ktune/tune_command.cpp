@@ -86,8 +86,13 @@ int run_tune(TuneOptions& o) {
 
   // Interrupted: everything above was written with what was measured; the exit status tells the shell why.
   const TuningResult& result = outcome.result;
-  const int exit_status =
-      result.stop_reason == StopReason::interrupted ? interrupted_exit_status(stop_signal()) : kExitOk;
+  // A failed (isolated) strategy: what it evaluated is written and reported, and the exit status says it failed.
+  const int exit_status = result.stop_reason == StopReason::interrupted       ? interrupted_exit_status(stop_signal())
+                          : result.stop_reason == StopReason::strategy_failed ? kExitInputError
+                                                                              : kExitOk;
+  if (result.stop_reason == StopReason::strategy_failed)
+    std::cerr << fmt::format("ktune tune: error: {} after {} evaluations; results written\n", result.failure,
+                             result.evaluations);
   if (exit_status != kExitOk && !o.quiet)
     std::cerr << fmt::format("ktune tune: interrupted after {} evaluations; results written{}\n", result.evaluations,
                              request.cache_path.empty() ? "" : fmt::format(" ({} resumes the run)", request.cache_path));
@@ -162,6 +167,13 @@ Command add_tune_command(CLI::App& app) {
                   "Live: also observe energy and power: powercap (Linux RAPL, CPU) or nvml (NVIDIA GPU); repeatable. "
                   "Skipped with a note where the machine does not expose them")
       ->check(CLI::IsMember(live::observer_names()));
+  sub->add_flag("--isolate", o->request.isolate_strategy,
+                "Run the strategy in a worker process: a crash, hang or exception (an untrusted plug-in) ends the run "
+                "with what was evaluated");
+  sub->add_option("--isolate-limit", o->request.isolation_seconds,
+                  "With --isolate: seconds of the strategy's own time before it is stopped")
+      ->capture_default_str()
+      ->check(real_number(0, 1e9, true));
   sub->add_flag("--in-process", o->in_process,
                 "Live: run kernels in this process (debugging; a crash ends the run and timeouts are not enforced)");
   return {sub, [o] { return run_tune(*o); }};

@@ -69,6 +69,12 @@ nlohmann::json comparison_json(const ComparisonReport& report, bool with_curves)
   nlohmann::json j{{"spaces", spaces}, {"aggregate", aggregate}};
   if (report.interrupted)
     j["interrupted"] = {{"runs_finished", report.runs_finished}, {"runs_total", report.runs_total}};
+  if (!report.failures.empty()) {
+    nlohmann::json failures = nlohmann::json::array();
+    for (const auto& f : report.failures)
+      failures.push_back({{"strategy", f.strategy}, {"space", f.space}, {"run", f.run}, {"message", f.message}});
+    j["strategy_failures"] = std::move(failures);
+  }
   return j;
 }
 
@@ -112,6 +118,8 @@ void write_score_table(std::ostream& out, const ComparisonReport& report, const 
   if (report.interrupted)
     out << fmt::format("interrupted: {} of {} runs finished; '-' marks what was not scored\n",
                              report.runs_finished, report.runs_total);
+  for (const auto& f : report.failures)
+    out << fmt::format("failed: {} on {}, run {}: {} (not scored)\n", f.strategy, f.space, f.run + 1, f.message);
 }
 
 nlohmann::json multiobjective_comparison_json(const MoComparisonReport& report, bool with_curves) {

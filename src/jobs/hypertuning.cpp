@@ -121,6 +121,8 @@ void Hypertuning::State::open_spaces() {
   comparison_options.seed = request.seed;
   comparison_options.threads = request.threads;
   comparison_options.baseline = request.baseline;
+  comparison_options.isolate = request.isolate;
+  comparison_options.isolation_seconds = request.isolation_seconds;
   try {
     training_spaces = load_spaces(request.spaces, request.threads);
     training.emplace(training_spaces, comparison_options);

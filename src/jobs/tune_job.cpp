@@ -22,6 +22,7 @@
 #include "ktune/tuning/console_reporter.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/interruption.hpp"
+#include "ktune/tuning/isolated_strategy.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/version.hpp"
 
@@ -85,6 +86,8 @@ void TuneJob::State::open_strategy() {
   try {
     settings = parse_strategy_settings(request.strategy, request.settings);
     strategy = make_strategy(request.strategy, settings);
+    if (request.isolate_strategy)
+      strategy = std::make_unique<IsolatedStrategy>(std::move(strategy), IsolationOptions{request.isolation_seconds});
     request.budget.validate();
   } catch (const std::exception& e) {
     refuse_request(e.what());
@@ -407,6 +410,7 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
   out["evaluations"] = outcome.result.evaluations;
   out["clock_seconds"] = outcome.result.clock_seconds();
   out["stop_reason"] = to_string(outcome.result.stop_reason);
+  if (!outcome.result.failure.empty()) out["strategy_failure"] = outcome.result.failure;
   out["failures"] = outcome.failures;
   std::map<std::string, std::size_t> statuses;  // every evaluation by how it ended ("ok", "compile-failed", ...)
   for (const auto& e : trace.entries()) ++statuses[std::string(to_string(e.status))];
@@ -477,6 +481,7 @@ void write_tune_summary(std::ostream& out, const TuneJob& job, const TuneOutcome
                      job.live() ? job.description() : "simulated from " + job.request().simulate_path);
   out << fmt::format("{} evaluations ({}), tuning clock {:.1f} s, stopped: {}\n", result.evaluations,
                      ConsoleReporter::failures_text(trace), result.clock_seconds(), to_string(result.stop_reason));
+  if (!result.failure.empty()) out << "  " << result.failure << "\n";
   if (outcome.best) {
     const std::size_t best = *outcome.best;
     const EvaluationRecord& record = outcome.records[best];

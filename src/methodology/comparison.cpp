@@ -1,6 +1,7 @@
 #include "ktune/methodology/comparison.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/interruption.hpp"
+#include "ktune/tuning/isolated_strategy.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/tune.hpp"
 #include "ktune/tuning/console_reporter.hpp"
@@ -236,6 +238,7 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
   // Interrupted (Ctrl-C): runs not started are skipped and a run cut short is dropped; only the (space, strategy)
   // pairs whose runs all finished are scored.
   std::vector<char> finished(runs.size(), 0);
+  std::vector<StrategyFailure> failures;
   std::atomic<std::size_t> runs_done{0};
   std::mutex progress_mutex;
   // Seeds come from the settings a strategy runs with, not from how they were spelled: the same settings get the
@@ -250,10 +253,17 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
     tuning.budget.time_limit_seconds = p.result.budget_seconds;
     constexpr int kAttempts = 20;  // as the reference
     for (int attempt = 0;; ++attempt) {
-      auto strategy = make_strategy(strategies[k].name, strategies[k].hyperparameters);
+      std::unique_ptr<Strategy> strategy = make_strategy(strategies[k].name, strategies[k].hyperparameters);
+      if (options.isolate)
+        strategy = std::make_unique<IsolatedStrategy>(std::move(strategy), IsolationOptions{options.isolation_seconds});
       tuning.seed = seed_of(options.seed, key_of(p.result.name), strategy_keys[k], r, static_cast<std::uint64_t>(attempt));
       TuningResult result = tune(*p.space, *p.evaluator, *strategy, tuning);
       if (result.stop_reason == StopReason::interrupted) return;
+      if (result.stop_reason == StopReason::strategy_failed) {  // the run is lost, not retried (a hang is slow)
+        std::lock_guard lock(progress_mutex);
+        failures.push_back({strategies[k].label, p.result.name, r, result.failure});
+        return;
+      }
       Run run = run_of(result.trace);
       if (enough_inside(run, p.result, p.min_evaluations)) {
         runs[job] = std::move(run);
@@ -273,7 +283,11 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
   report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.runs_total = runs.size();
   report.runs_finished = runs_done;
-  report.interrupted = report.runs_finished < report.runs_total;
+  std::sort(failures.begin(), failures.end(), [](const StrategyFailure& a, const StrategyFailure& b) {
+    return std::tie(a.space, a.strategy, a.run) < std::tie(b.space, b.strategy, b.run);
+  });
+  report.failures = std::move(failures);
+  report.interrupted = report.runs_finished + report.failures.size() < report.runs_total;
   const auto pair_finished = [&](std::size_t s, std::size_t k) {
     if (k >= n_strategies) return true;  // external runs
     for (std::size_t r = 0; r < repeats; ++r)

@@ -24,6 +24,7 @@ const char* to_string(StopReason reason) {
     case StopReason::target_reached: return "target reached";
     case StopReason::stalled: return "stalled";
     case StopReason::interrupted: return "interrupted";
+    case StopReason::strategy_failed: return "strategy failed";
   }
   return "?";
 }

@@ -13,15 +13,22 @@ TuningResult tune(const SearchSpace& space, Evaluator& evaluator, Strategy& stra
                     {options.budget, options.charge_strategy_time, options.listeners, options.scalarization});
   for (const auto& r : options.resumed) cost.add_resumed(r.index, r.status, r.values);
   Rng rng(options.seed);
+  std::string failure;
   try {
     if (!cost.exhausted()) strategy.run(space, cost, rng);
   } catch (const BudgetExhausted&) {
     // The budget ended: the run is complete.
+  } catch (const StrategyFailed& e) {
+    failure = e.what();
   }
   TuningResult result{cost.take_trace()};
   result.evaluations = cost.evaluations();
   result.clock_ms = cost.clock_ms();
   result.stop_reason = cost.stop_reason().value_or(StopReason::strategy_finished);
+  if (!failure.empty() && !cost.stop_reason()) {
+    result.stop_reason = StopReason::strategy_failed;
+    result.failure = std::move(failure);
+  }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

@@ -40,6 +40,8 @@ struct HypertuneRequest {
   std::size_t confirm = 0;            // re-score this many of the best settings on fresh seeds
   std::uint64_t confirm_seeds = 3;    // how many fresh seeds
   std::string reference;              // the settings to beat, as a label; empty: the strategy's defaults
+  bool isolate = false;               // every run's strategy in a worker process (ComparisonOptions::isolate)
+  double isolation_seconds = 300;
   std::function<void(JobMessageLevel, const std::string&)> on_message;
 };
 

@@ -59,6 +59,10 @@ struct TuneRequest {
   std::optional<std::int64_t> max_threads;  // the implicit block-size limit
   bool implicit_block_constraint = true;
   std::string cache_path;  // resumed if it exists, appended to per result
+  // The strategy in a worker process (IsolatedStrategy) with this limit on its own time: a crash, hang or exception
+  // ends the run with stop reason "strategy failed" and keeps what was evaluated.
+  bool isolate_strategy = false;
+  double isolation_seconds = 300;
   LiveOverrides live;
   // Notes and warnings on the way (an observer not available, a results file cut short, a cache that stopped being
   // written); the run goes on. The text is "warning: ..." or "note: ...".

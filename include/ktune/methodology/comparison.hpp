@@ -55,6 +55,17 @@ struct ComparisonOptions {
   BaselineKind baseline = BaselineKind::reference;  // exact: unbiased on small spaces (see baseline.hpp)
   // Told after each finished run (runs finished, runs in all), from one thread at a time: progress lines.
   std::function<void(std::size_t, std::size_t)> progress;
+  // Each run's strategy in a worker process (IsolatedStrategy) with this limit on its own time: a strategy that
+  // crashes, hangs or throws loses that run (its pair is not scored) and is reported in ComparisonReport::failures.
+  bool isolate = false;
+  double isolation_seconds = 300;
+};
+
+// A run lost to its strategy (isolated runs only).
+struct StrategyFailure {
+  std::string strategy, space;  // label, space name
+  std::size_t run = 0;          // repeat, from 0
+  std::string message;
 };
 
 struct StrategyOnSpace {
@@ -95,6 +106,8 @@ struct ComparisonReport {
   // an unfinished space then have a NaN aggregate score (and no performance curve).
   bool interrupted = false;
   std::size_t runs_finished = 0, runs_total = 0;
+  // Isolated runs whose strategy failed: not scored, and their (space, strategy) pairs neither.
+  std::vector<StrategyFailure> failures;
 };
 
 // Runs recorded elsewhere, per strategy label and space name.

@@ -38,6 +38,7 @@ enum class StopReason {
   target_reached,
   stalled,  // a million requests in a row without a new evaluation (revisits, invalid configurations)
   interrupted,  // a stop was requested (Ctrl-C, SIGTERM: see interruption.hpp)
+  strategy_failed,  // an isolated strategy crashed, hung or threw (StrategyFailed): what it evaluated is kept
 };
 const char* to_string(StopReason reason);  // "strategy finished", "space exhausted", ...
 
@@ -102,6 +103,7 @@ class CostFunction {
   const Trace& trace() const { return trace_; }
   Trace take_trace() { return std::move(trace_); }
   Evaluator& evaluator() const { return evaluator_; }
+  const CostFunctionOptions& options() const { return options_; }
 
   // Seeds a result from an earlier run (a resumed cache): known, free, not counted, not charged.
   void add_resumed(std::size_t index, Status status, std::span<const double> values);

@@ -3,6 +3,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,13 @@ class Strategy {
   // Searches until done. The cost function throws BudgetExhausted when the budget ends: let it pass.
   // All randomness comes from `rng`, so a seed reproduces the run.
   virtual void run(const SearchSpace& space, CostFunction& cost, Rng& rng) = 0;
+};
+
+// An isolated strategy (IsolatedStrategy) crashed, hung past its limit or threw: the run ends with what it evaluated
+// (StopReason::strategy_failed) and the caller goes on.
+class StrategyFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // A registered strategy: its name, what it does, its hyperparameters and how to make one.

@@ -3,6 +3,8 @@
 // The same inputs and seed give the same trace, whatever the strategy (in simulation, where the clock is
 // charged recorded times; strategy time is charged only when asked).
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "ktune/tuning/cost_function.hpp"
@@ -28,11 +30,13 @@ struct TuningOptions {
 };
 
 struct TuningResult {
+  explicit TuningResult(Trace t) : trace(std::move(t)) {}
   Trace trace;
   std::uint64_t evaluations = 0;  // unique configurations evaluated (resumed ones not included)
   double clock_ms = 0;            // the tuning clock at the end
   StopReason stop_reason = StopReason::strategy_finished;
   double wall_seconds = 0;        // real time of the run
+  std::string failure;            // StopReason::strategy_failed: what happened to the strategy
 
   double clock_seconds() const { return clock_ms / 1000.0; }
 };
