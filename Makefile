@@ -5,8 +5,9 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 600
 JOBS       ?= 2
 SHARED     ?= $(abspath ../shared)
+PREFIX     ?= /usr/local
 
-.PHONY: setup build run test bench asan fuzz clean
+.PHONY: setup build run test bench asan fuzz install clean
 
 setup:
 	@bash scripts/setup.sh
@@ -23,6 +24,10 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The CLI, libktune.a, the headers, the CMake package and ktune.pc under PREFIX (docs/library.md).
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 bench: build
 	./$(BUILD)/ktune_bench --benchmark_min_time=0.2
