@@ -22,25 +22,15 @@
 
 #include "ktune/tuning/interruption.hpp"
 #include "live/temporary_directory.hpp"
+#include "support/socket_io.hpp"
 
 namespace ktune::live::detail {
 namespace {
 
 enum : std::uint8_t { kHello = 1, kSetupFailed = 2, kResult = 3, kRun = 4 };
 
-// Writes the whole buffer; false when the peer is gone. MSG_NOSIGNAL: a dead peer must not SIGPIPE us.
-bool send_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
+using support::read_all;
+using support::send_all;
 
 bool send_frame(int fd, std::uint8_t type, const std::string& payload) {
   std::string frame(sizeof(std::uint64_t) + 1, '\0');
@@ -49,18 +39,6 @@ bool send_frame(int fd, std::uint8_t type, const std::string& payload) {
   frame[sizeof length] = static_cast<char>(type);
   frame += payload;
   return send_all(fd, frame.data(), frame.size());
-}
-
-// Blocking read of exactly `size` bytes (the child's side); false on EOF or error.
-bool read_all(int fd, char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::read(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
 }
 
 std::string describe_status(int status) {

@@ -20,6 +20,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/interruption.hpp"
+#include "support/socket_io.hpp"
 
 namespace ktune {
 namespace {
@@ -28,35 +29,12 @@ namespace {
 // Caller -> worker: 'R' status, count, values..., charged_ms (a result), 'B' (the budget has ended).
 constexpr char kEvaluate = 'E', kDone = 'D', kThrew = 'X', kResult = 'R', kBudgetEnded = 'B';
 
-// Over a socket pair, written with MSG_NOSIGNAL: a worker that died makes a write fail, it does not raise SIGPIPE in
-// the caller.
-bool write_all(int fd, const void* data, std::size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::send(fd, p, size, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool read_all(int fd, void* data, std::size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
+using support::read_all;
+using support::send_all;
 
 template <class T>
 bool write_value(int fd, const T& v) {
-  return write_all(fd, &v, sizeof v);
+  return send_all(fd, &v, sizeof v);
 }
 template <class T>
 bool read_value(int fd, T& v) {
@@ -97,6 +75,9 @@ class RemoteEvaluator final : public Evaluator {
 
 [[noreturn]] void run_worker(Strategy& strategy, const SearchSpace& space, const CostFunction& caller, Rng& rng,
                              int channel) {
+  // A crash is the worker's end, reported by its signal: no handler of the caller's (a sanitizer's, say) turns it
+  // into an exit status.
+  for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(signal, SIG_DFL);
   const int requests = channel;
   // The same budget and resumed results as the caller's cost function: the worker's own clock, counts and
   // budget_spent_fraction() follow the caller's, so the strategy decides as it would in process.
@@ -113,7 +94,7 @@ class RemoteEvaluator final : public Evaluator {
   } catch (const std::exception& e) {
     const std::string what = e.what();
     const std::uint32_t size = static_cast<std::uint32_t>(std::min<std::size_t>(what.size(), 4000));
-    (void)(write_value(requests, kThrew) && write_value(requests, size) && write_all(requests, what.data(), size));
+    (void)(write_value(requests, kThrew) && write_value(requests, size) && send_all(requests, what.data(), size));
     ::_exit(1);
   } catch (...) {
     const std::uint32_t size = 0;
@@ -207,7 +188,7 @@ class Supervisor {
     // A configuration known before (resumed, or a revisit the worker asks again) is charged nothing now.
     const double charged = trace[p].resumed ? 0.0 : trace[p].charged_ms;
     if (!write_value(replies_, kResult) || !write_value(replies_, status) || !write_value(replies_, count) ||
-        !write_all(replies_, values.data(), count * sizeof(double)) || !write_value(replies_, charged))
+        !send_all(replies_, values.data(), count * sizeof(double)) || !write_value(replies_, charged))
       fail(ended_text(reap()));
   }
 
