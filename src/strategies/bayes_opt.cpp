@@ -22,7 +22,7 @@
 #include "ktune/tuning/cost_function.hpp"
 #include "strategies/gaussian_process.hpp"
 #include "strategies/strategy_infos.hpp"
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <nlopt.h>
 
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 
@@ -102,25 +102,8 @@ std::vector<double> ContinuousView::point_of(std::span<const std::uint32_t> conf
 
 std::vector<double> ContinuousView::random_point(const CostFunction& cost, Rng& rng) const {
   constexpr int kTries = 32;
-  if (aware_) {
-    const std::size_t n = space_.size();
-    for (int t = 0; t < kTries; ++t) {
-      const auto i = static_cast<std::size_t>(rng.below(n));
-      if (!cost.known(i)) return point_of(space_.config_at(i));
-    }
-    // Most of the space is known already: scan on from a random place (rare, and only when few are left).
-    const auto start = static_cast<std::size_t>(rng.below(n));
-    for (std::size_t s = 0; s < n; ++s)
-      if (const std::size_t i = (start + s) % n; !cost.known(i)) return point_of(space_.config_at(i));
-    return point_of(space_.config_at(start));
-  }
-  Config config = random_cartesian_config(space_, rng);
-  for (int t = 0; t < kTries; ++t) {
-    const auto index = space_.index_of(config);
-    if (!index || !cost.known(*index)) break;
-    config = random_cartesian_config(space_, rng);
-  }
-  return point_of(config);
+  if (aware_) return point_of(space_.config_at(fresh_valid_index(space_, cost, rng, kTries)));
+  return point_of(fresh_cartesian_config(space_, cost, rng, kTries));
 }
 
 std::vector<double> ContinuousView::uniform_point(Rng& rng) const {

@@ -11,7 +11,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "strategies/strategy_infos.hpp"
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 namespace {
@@ -133,28 +133,9 @@ class DifferentialEvolution final : public Strategy {
     return best;
   }
 
-  // A valid configuration not evaluated yet if one is found quickly, else any.
-  static std::size_t fresh_index(const SearchSpace& space, const CostFunction& cost, Rng& rng) {
-    const std::size_t n = space.size();
-    for (int attempt = 0; attempt < 32; ++attempt) {
-      const auto i = static_cast<std::size_t>(rng.below(n));
-      if (!cost.known(i)) return i;
-    }
-    const auto start = static_cast<std::size_t>(rng.below(n));
-    for (std::size_t k = 0; k < n; ++k)
-      if (!cost.known((start + k) % n)) return (start + k) % n;
-    return start;
-  }
-
   Config fresh_genes(const SearchSpace& space, const CostFunction& cost, Rng& rng) const {
-    if (s_.constraint_aware) return space.config_at(fresh_index(space, cost, rng));
-    Config genes = random_cartesian_config(space, rng);
-    for (int attempt = 0; attempt < 8; ++attempt) {
-      const auto index = space.index_of(genes);
-      if (!index || !cost.known(*index)) break;
-      genes = random_cartesian_config(space, rng);
-    }
-    return genes;
+    if (s_.constraint_aware) return space.config_at(fresh_valid_index(space, cost, rng));
+    return fresh_cartesian_config(space, cost, rng, 8);
   }
 
   // A Latin-hypercube population of valid configurations (constraint-aware; sampled points already evaluated are
@@ -165,7 +146,7 @@ class DifferentialEvolution final : public Strategy {
     if (kept) population.push_back(std::move(*kept));
     if (s_.constraint_aware) {
       for (std::size_t index : space.lhs_sample(popsize - population.size(), rng)) {
-        auto genes = space.config_at(cost.known(index) ? fresh_index(space, cost, rng) : index);
+        auto genes = space.config_at(cost.known(index) ? fresh_valid_index(space, cost, rng) : index);
         if (!contains(population, genes)) population.push_back(make(space, std::move(genes)));
       }
     }

@@ -10,7 +10,7 @@
 
 #include "strategies/continuous_view.hpp"
 #include "strategies/strategy_infos.hpp"
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 namespace {

@@ -11,7 +11,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "strategies/strategy_infos.hpp"
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 namespace {
@@ -88,30 +88,10 @@ class GeneticAlgorithm final : public Strategy {
     return std::any_of(population.begin(), population.end(), [&](const Individual& i) { return i.genes == genes; });
   }
 
-  // A valid configuration not evaluated yet if one is found quickly (restarts should explore), else any.
-  static std::size_t fresh_index(const SearchSpace& space, const CostFunction& cost, Rng& rng) {
-    const std::size_t n = space.size();
-    for (int attempt = 0; attempt < 32; ++attempt) {
-      const auto i = static_cast<std::size_t>(rng.below(n));
-      if (!cost.known(i)) return i;
-    }
-    // Nearly everything is known: walk from a random place to the next unknown one.
-    const auto start = static_cast<std::size_t>(rng.below(n));
-    for (std::size_t k = 0; k < n; ++k)
-      if (!cost.known((start + k) % n)) return (start + k) % n;
-    return start;
-  }
-
+  // Restarts should explore: a configuration not evaluated yet (classic: from the Cartesian product, a few redraws).
   Config fresh_genes(const SearchSpace& space, const CostFunction& cost, Rng& rng) const {
-    if (s_.constraint_aware) return space.config_at(fresh_index(space, cost, rng));
-    // Classic: the Cartesian product; a few redraws avoid configurations already evaluated.
-    Config genes = random_cartesian_config(space, rng);
-    for (int attempt = 0; attempt < 8; ++attempt) {
-      const auto index = space.index_of(genes);
-      if (!index || !cost.known(*index)) break;
-      genes = random_cartesian_config(space, rng);
-    }
-    return genes;
+    if (s_.constraint_aware) return space.config_at(fresh_valid_index(space, cost, rng));
+    return fresh_cartesian_config(space, cost, rng, 8);
   }
 
   void fill(const SearchSpace& space, const CostFunction& cost, Rng& rng, std::vector<Individual>& population,
@@ -129,7 +109,7 @@ class GeneticAlgorithm final : public Strategy {
     if (s_.constraint_aware && s_.lhs) {
       for (std::size_t index : space.lhs_sample(popsize, rng)) {
         // A restart should explore: replace sampled points that are known already.
-        auto genes = space.config_at(cost.known(index) ? fresh_index(space, cost, rng) : index);
+        auto genes = space.config_at(cost.known(index) ? fresh_valid_index(space, cost, rng) : index);
         if (!contains(population, genes)) population.push_back(make(space, std::move(genes)));
       }
     }

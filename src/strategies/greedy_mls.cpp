@@ -3,7 +3,7 @@
 #include "ktune/tuning/cost_function.hpp"
 #include "strategies/local_search.hpp"
 #include "strategies/strategy_infos.hpp"
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 namespace {

@@ -20,7 +20,7 @@
 
 #include "strategies/strategy_infos.hpp"
 #include "strategies/technique.hpp"
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 namespace {

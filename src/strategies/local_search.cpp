@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 

@@ -3,7 +3,7 @@
 // derivative-free methods stand in for scipy's; initial steps of one grid step make probes reach neighbouring values.
 #include "strategies/continuous_view.hpp"
 #include "strategies/strategy_infos.hpp"
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 namespace {

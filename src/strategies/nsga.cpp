@@ -5,7 +5,7 @@
 #include <numeric>
 #include <unordered_set>
 
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 namespace {

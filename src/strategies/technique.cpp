@@ -4,7 +4,7 @@
 #include <cmath>
 #include <utility>
 
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 

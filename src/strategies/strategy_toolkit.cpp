@@ -1,4 +1,4 @@
-#include "strategies/toolkit.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -75,6 +75,30 @@ std::vector<std::uint32_t> random_cartesian_config(const SearchSpace& space, Rng
 
 std::vector<std::uint32_t> random_valid_config(const SearchSpace& space, Rng& rng) {
   return space.config_at(static_cast<std::size_t>(rng.below(space.size())));
+}
+
+std::size_t fresh_valid_index(const SearchSpace& space, const CostFunction& cost, Rng& rng, int tries) {
+  const std::size_t n = space.size();
+  for (int attempt = 0; attempt < tries; ++attempt) {
+    const auto i = static_cast<std::size_t>(rng.below(n));
+    if (!cost.known(i)) return i;
+  }
+  // Nearly everything is known: walk from a random place to the next unknown one.
+  const auto start = static_cast<std::size_t>(rng.below(n));
+  for (std::size_t k = 0; k < n; ++k)
+    if (!cost.known((start + k) % n)) return (start + k) % n;
+  return start;
+}
+
+std::vector<std::uint32_t> fresh_cartesian_config(const SearchSpace& space, const CostFunction& cost, Rng& rng,
+                                                  int tries) {
+  std::vector<std::uint32_t> config = random_cartesian_config(space, rng);
+  for (int attempt = 0; attempt < tries; ++attempt) {
+    const auto index = space.index_of(config);
+    if (!index || !cost.known(*index)) break;
+    config = random_cartesian_config(space, rng);
+  }
+  return config;
 }
 
 }  // namespace ktune::strategies

@@ -1,6 +1,8 @@
 #pragma once
-// What many strategies share: the constraint_aware switch, repairing invalid candidates (the constraint-aware
-// paper's Algorithms 1-3), candidates from the Cartesian product for constraint-unaware runs, and the continuous view.
+// What many strategies share, ktune's and plug-ins' (ktune/plugin.hpp) alike: the constraint_aware switch, repairing
+// invalid candidates (the constraint-aware paper's Algorithms 1-3), fresh (unevaluated) configurations, candidates
+// from the Cartesian product for constraint-unaware runs, and population sizes. Neighbours and sampling are
+// SearchSpace's own (search_space.hpp).
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -34,6 +36,16 @@ std::vector<std::uint32_t> random_cartesian_config(const SearchSpace& space, Rng
 
 // A uniformly random valid configuration's value indices.
 std::vector<std::uint32_t> random_valid_config(const SearchSpace& space, Rng& rng);
+
+// A valid configuration not evaluated yet: `tries` uniform draws, then a walk from a random place to the next
+// unevaluated one (when nearly all are known); that random place if every configuration is known. Restarts and
+// fresh population members use it, so that they explore.
+std::size_t fresh_valid_index(const SearchSpace& space, const CostFunction& cost, Rng& rng, int tries = 32);
+
+// The constraint-unaware counterpart: a uniformly random point of the Cartesian product, redrawn up to `tries` times
+// while it is a valid configuration evaluated already (an invalid one is kept: the strategy's penalty handles it).
+std::vector<std::uint32_t> fresh_cartesian_config(const SearchSpace& space, const CostFunction& cost, Rng& rng,
+                                                  int tries);
 
 // The population (or initial sample) a strategy uses on a space of `space_size` valid configurations: `requested`, but
 // no more than one member per kSpacePerMember configurations (and never fewer than `minimum` for that reason).
