@@ -1,0 +1,78 @@
+// Multi-start hill climbing from random unevaluated starts, as Kernel Tuner's three variants of it, one
+// implementation with three registered defaults:
+//   greedy_mls          first improvement (restart=true), neighbours in random order
+//   mls                 best improvement (restart=false): greedy_mls with restart=false
+//   ordered_greedy_mls  first improvement sweeping the parameters in a fixed order (randomize=false, `order`)
+#include <optional>
+#include <string>
+
+#include "ktune/search_space.hpp"
+#include "ktune/strategy_toolkit.hpp"
+#include "ktune/tuning/cost_function.hpp"
+#include "strategies/local_search.hpp"
+#include "strategies/strategy_infos.hpp"
+
+namespace ktune::strategies {
+namespace {
+
+class MultiStartLocalSearch final : public Strategy {
+ public:
+  // `order`: a parameter order to sweep (ordered_greedy_mls), else the hyperparameter `randomize` decides.
+  MultiStartLocalSearch(const Hyperparameters& h, std::optional<std::string> order)
+      : method_(neighbour_method(h)), aware_(h.get_bool("constraint_aware")), order_(std::move(order)) {
+    options_.first_improvement = h.get_bool("restart");
+    options_.randomize = order_ ? false : h.get_bool("randomize");
+  }
+  void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
+    ClimbOptions options = options_;
+    if (order_) options.order = parse_parameter_order(space, *order_, "ordered_greedy_mls");
+    LocalMoves moves(space, cost, rng, method_, aware_);
+    multi_start_local_search(moves, options, rng);
+  }
+
+ private:
+  NeighbourMethod method_;
+  bool aware_;
+  std::optional<std::string> order_;
+  ClimbOptions options_;
+};
+
+HyperparameterSpec restart_spec(bool first_improvement) {
+  return {"restart", HyperparameterType::Bool, Value(first_improvement), {}, {}, {},
+          "move to the first improving neighbour (false: to the best of the whole neighbourhood)"};
+}
+
+HyperparameterSpec randomize_spec() {
+  return {"randomize", HyperparameterType::Bool, Value(true), {}, {}, {},
+          "scan neighbours in random order (false: parameter by parameter in declared order)"};
+}
+
+}  // namespace
+
+StrategyInfo greedy_mls_info() {
+  return {"greedy_mls",
+          "multi-start local search: first-improvement hill climbing from random unevaluated starts",
+          {neighbour_spec("Hamming"), restart_spec(true), randomize_spec(), constraint_aware_spec()},
+          [](const Hyperparameters& h) { return std::make_unique<MultiStartLocalSearch>(h, std::nullopt); }};
+}
+
+StrategyInfo mls_info() {
+  return {"mls",
+          "multi-start local search: best-improvement hill climbing from random unevaluated starts",
+          {neighbour_spec("Hamming"), restart_spec(false), randomize_spec(), constraint_aware_spec()},
+          [](const Hyperparameters& h) { return std::make_unique<MultiStartLocalSearch>(h, std::nullopt); }};
+}
+
+StrategyInfo ordered_greedy_mls_info() {
+  return {"ordered_greedy_mls",
+          "multi-start local search: first-improvement hill climbing sweeping the parameters in a fixed order",
+          {neighbour_spec("Hamming"), restart_spec(true),
+           {"order", HyperparameterType::String, Value(std::string()), {}, {}, {},
+            "comma-separated parameter names or positions to sweep first (empty: declared order)"},
+           constraint_aware_spec()},
+          [](const Hyperparameters& h) {
+            return std::make_unique<MultiStartLocalSearch>(h, h.get_string("order"));
+          }};
+}
+
+}  // namespace ktune::strategies
