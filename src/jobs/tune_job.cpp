@@ -99,15 +99,17 @@ void TuneJob::State::open_inputs() {
     refuse_request("give a T1 file to tune live, or --simulate RESULTS (a Kernel Tuner cache or T4 file)");
   try {
     if (live()) {
-      // Only a T1 file with a KernelSpecification says what to run.
-      const nlohmann::json document = io::load_json_file(request.problem_path);
+      // Only a T1 file with a KernelSpecification says what to run. The file is read once: the problem and the
+      // kernel come from the same text.
+      const std::string text = io::read_file_text(request.problem_path);
+      const nlohmann::json document = io::parse_json_text(text, request.problem_path);
       if (!document.is_object() || !document.contains("KernelSpecification"))
         refuse_request(fmt::format("{} has no KernelSpecification, so there is no kernel to tune live; give a T1 file "
                                    "with one, or replay results with --simulate RESULTS",
                                    request.problem_path));
-      problem = io::read_t1_file(request.problem_path);
+      problem = io::parse_t1(document, request.problem_path);
       try {
-        spec = live::read_t1_kernel_specification(request.problem_path, *problem);
+        spec = live::parse_t1_kernel_specification(text, request.problem_path, *problem);
       } catch (const io::InputError& e) {
         refuse_input(fmt::format("{}\n  (the kernel cannot be tuned live as described; to replay a brute-forced "
                                  "results file instead, add --simulate RESULTS)",
