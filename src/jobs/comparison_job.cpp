@@ -103,6 +103,8 @@ MoComparisonReport ComparisonJob::run_multiobjective() const {
   mo.seed = request_.options.seed;
   mo.threads = request_.options.threads;
   mo.checkpoints = request_.checkpoints;
+  mo.isolate = request_.options.isolate;
+  mo.isolation_seconds = request_.options.isolation_seconds;
   return as_input_errors([&] { return compare_multiobjective(spaces_, strategies_, mo); });
 }
 

@@ -13,6 +13,18 @@ namespace {
 
 nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
+nlohmann::json failures_json(const std::vector<StrategyFailure>& failures) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : failures)
+    out.push_back({{"strategy", f.strategy}, {"space", f.space}, {"run", f.run}, {"message", f.message}});
+  return out;
+}
+
+void write_failures(std::ostream& out, const std::vector<StrategyFailure>& failures, const char* consequence) {
+  for (const auto& f : failures)
+    out << fmt::format("failed: {} on {}, run {}: {} ({})\n", f.strategy, f.space, f.run + 1, f.message, consequence);
+}
+
 nlohmann::json series(const std::vector<double>& v) {
   nlohmann::json a = nlohmann::json::array();
   for (double x : v) a.push_back(number(x));
@@ -69,12 +81,7 @@ nlohmann::json comparison_json(const ComparisonReport& report, bool with_curves)
   nlohmann::json j{{"spaces", spaces}, {"aggregate", aggregate}};
   if (report.interrupted)
     j["interrupted"] = {{"runs_finished", report.runs_finished}, {"runs_total", report.runs_total}};
-  if (!report.failures.empty()) {
-    nlohmann::json failures = nlohmann::json::array();
-    for (const auto& f : report.failures)
-      failures.push_back({{"strategy", f.strategy}, {"space", f.space}, {"run", f.run}, {"message", f.message}});
-    j["strategy_failures"] = std::move(failures);
-  }
+  if (!report.failures.empty()) j["strategy_failures"] = failures_json(report.failures);
   return j;
 }
 
@@ -118,8 +125,7 @@ void write_score_table(std::ostream& out, const ComparisonReport& report, const 
   if (report.interrupted)
     out << fmt::format("interrupted: {} of {} runs finished; '-' marks what was not scored\n",
                              report.runs_finished, report.runs_total);
-  for (const auto& f : report.failures)
-    out << fmt::format("failed: {} on {}, run {}: {} (not scored)\n", f.strategy, f.space, f.run + 1, f.message);
+  write_failures(out, report.failures, "not scored");
 }
 
 nlohmann::json multiobjective_comparison_json(const MoComparisonReport& report, bool with_curves) {
@@ -159,8 +165,10 @@ nlohmann::json multiobjective_comparison_json(const MoComparisonReport& report, 
   for (const auto& a : report.aggregate)
     aggregate[a.strategy] = {{"improvement", series(a.improvement)},
                              {"evaluations_to_match", number(a.evaluations_to_match)}};
-  return {{"checkpoints", report.checkpoints}, {"baseline", report.baseline}, {"spaces", spaces},
-          {"aggregate", aggregate}};
+  nlohmann::json j{{"checkpoints", report.checkpoints}, {"baseline", report.baseline}, {"spaces", spaces},
+                   {"aggregate", aggregate}};
+  if (!report.failures.empty()) j["strategy_failures"] = failures_json(report.failures);
+  return j;
 }
 
 void write_multiobjective_table(std::ostream& out, const MoComparisonReport& report, const ComparisonOptions& options,
@@ -192,6 +200,7 @@ void write_multiobjective_table(std::ostream& out, const MoComparisonReport& rep
     for (double v : a.improvement) imp += fmt::format("{:>7.0f}%", 100 * v);
     out << fmt::format("  {:<{}}{}   to match: {:.0f}%\n", a.strategy, width, imp, 100 * a.evaluations_to_match);
   }
+  write_failures(out, report.failures, "scored as a run that ended there");
   out << fmt::format("seed {}; {:.1f} s\n", options.seed, report.run_seconds);
 }
 

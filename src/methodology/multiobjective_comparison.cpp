@@ -5,7 +5,9 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <numeric>
+#include <tuple>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -16,6 +18,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/interruption.hpp"
+#include "ktune/tuning/isolated_strategy.hpp"
 #include "ktune/tuning/tune.hpp"
 #include "methodology/parallel_runs.hpp"
 
@@ -156,6 +159,8 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
   const std::size_t n_strategies = all.size(), repeats = static_cast<std::size_t>(options.repeats);
   std::vector<std::vector<double>> curves(spaces.size() * n_strategies * repeats);
   std::vector<std::vector<double>> finals(curves.size());
+  std::vector<StrategyFailure> failures;
+  std::mutex failures_mutex;
   parallel_for(curves.size(), options.threads, [&](std::size_t job) {
     if (stop_requested()) return;
     const std::size_t s = job / (n_strategies * repeats), k = job / repeats % n_strategies, r = job % repeats;
@@ -163,8 +168,14 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
     TuningOptions tuning;
     tuning.budget.max_evaluations = options.budget;
     tuning.seed = seed_of(options.seed, key_of(p.result.name), key_of(canonical_strategy_text(all[k])), r);
-    auto strategy = make_strategy(all[k].name, all[k].hyperparameters);
+    std::unique_ptr<Strategy> strategy = make_strategy(all[k].name, all[k].hyperparameters);
+    if (options.isolate)
+      strategy = std::make_unique<IsolatedStrategy>(std::move(strategy), IsolationOptions{options.isolation_seconds});
     const auto result = tune(*p.space, *p.evaluator, *strategy, tuning);
+    if (result.stop_reason == StopReason::strategy_failed) {
+      std::lock_guard lock(failures_mutex);
+      failures.push_back({all[k].label, p.result.name, r, result.failure});
+    }
     curves[job] = igd_curve(result.trace, p, options.budget, finals[job]);
   });
   // Interrupted: IGD+ curves need every run; nothing is scored.
@@ -240,6 +251,10 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
     agg.evaluations_to_match = median(v);
     report.aggregate.push_back(std::move(agg));
   }
+  std::sort(failures.begin(), failures.end(), [](const StrategyFailure& a, const StrategyFailure& b) {
+    return std::tie(a.space, a.strategy, a.run) < std::tie(b.space, b.strategy, b.run);
+  });
+  report.failures = std::move(failures);
   report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

@@ -135,4 +135,24 @@ TEST(IsolatedStrategy, ACrashingStrategyInACompareLosesItsRunsAndTheOthersAreSco
   EXPECT_EQ(comparison_json(report, false).at("strategy_failures").size(), 3u);
 }
 
+TEST(IsolatedStrategy, AMultiObjectiveComparisonKeepsWhatAFailedRunEvaluated) {
+  CompareRequest r;
+  r.spaces = {kSpace};
+  r.strategies = {kPluginData + "crashing.cpp"};
+  r.objectives = {"time,threads:max"};
+  r.derived = {"threads=block_size_x*block_size_y"};
+  r.budget = 30;
+  r.checkpoints = {30};
+  r.options.repeats = 2;
+  r.options.isolate = true;
+  const ComparisonJob job(std::move(r));
+  const auto report = job.run_multiobjective();
+  ASSERT_EQ(report.failures.size(), 2u);
+  EXPECT_NE(report.failures[1].message.find("signal 11"), std::string::npos);
+  EXPECT_EQ(multiobjective_comparison_json(report, false).at("strategy_failures").size(), 2u);
+  // Scored as runs that ended after their 10 evaluations: a finite IGD+ at the checkpoint.
+  const auto& crashing = report.spaces[0].strategies[0];
+  EXPECT_TRUE(std::isfinite(crashing.median_igd[29]));
+}
+
 }  // namespace

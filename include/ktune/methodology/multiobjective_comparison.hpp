@@ -23,6 +23,10 @@ struct MoComparisonOptions {
   unsigned threads = 0;                      // 0: all cores
   std::vector<std::size_t> checkpoints;      // evaluation counts reported; default 50, 100, 150, 200 (<= budget)
   std::string baseline = "random_sample";    // the strategy others are measured against (run if not listed)
+  // Each run's strategy in a worker process (IsolatedStrategy): a run whose strategy crashes, hangs or throws keeps
+  // what it evaluated (scored as a run that ended early) and is listed in MoComparisonReport::failures.
+  bool isolate = false;
+  double isolation_seconds = 300;
 };
 
 struct MoStrategyOnSpace {
@@ -59,6 +63,7 @@ struct MoComparisonReport {
   std::vector<MoSpaceResult> spaces;
   std::vector<MoAggregate> aggregate;    // in the order of `strategies`
   double run_seconds = 0;
+  std::vector<StrategyFailure> failures;  // isolated runs whose strategy failed
 };
 
 // Deterministic for a seed, whatever the number of threads. Throws std::invalid_argument for fewer than two
