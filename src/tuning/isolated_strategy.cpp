@@ -45,7 +45,7 @@ bool read_value(int fd, T& v) {
 class RemoteEvaluator final : public Evaluator {
  public:
   RemoteEvaluator(int channel, const Evaluator& caller)
-      : requests_(channel), replies_(channel), objectives_(caller.objectives()), simulated_(caller.simulated()) {}
+      : channel_(channel), objectives_(caller.objectives()), simulated_(caller.simulated()) {}
 
   const std::vector<Objective>& objectives() const override { return objectives_; }
   bool simulated() const override { return simulated_; }
@@ -54,20 +54,20 @@ class RemoteEvaluator final : public Evaluator {
   EvaluationOutcome evaluate(std::size_t index) override {
     const std::uint64_t i = index;
     char kind = 0;
-    if (!write_value(requests_, kEvaluate) || !write_value(requests_, i) || !read_value(replies_, kind))
+    if (!write_value(channel_, kEvaluate) || !write_value(channel_, i) || !read_value(channel_, kind))
       ::_exit(3);  // the caller is gone
     if (kind == kBudgetEnded) throw BudgetExhausted();
     std::uint8_t status = 0;
     std::uint32_t count = 0;
-    if (kind != kResult || !read_value(replies_, status) || !read_value(replies_, count) || count > 1024) ::_exit(3);
+    if (kind != kResult || !read_value(channel_, status) || !read_value(channel_, count) || count > 1024) ::_exit(3);
     values_.resize(count);
     double charged = 0;
-    if (!read_all(replies_, values_.data(), count * sizeof(double)) || !read_value(replies_, charged)) ::_exit(3);
+    if (!read_all(channel_, values_.data(), count * sizeof(double)) || !read_value(channel_, charged)) ::_exit(3);
     return {static_cast<Status>(status), values_, charged};
   }
 
  private:
-  int requests_, replies_;
+  int channel_;
   std::vector<Objective> objectives_;
   bool simulated_;
   std::vector<double> values_;
@@ -118,8 +118,7 @@ std::string ended_text(int status) {
 // The caller's side of one isolated run.
 class Supervisor {
  public:
-  Supervisor(pid_t pid, int channel, double limit_seconds)
-      : pid_(pid), requests_(channel), replies_(channel), limit_(limit_seconds) {}
+  Supervisor(pid_t pid, int channel, double limit_seconds) : pid_(pid), channel_(channel), limit_(limit_seconds) {}
   ~Supervisor() {
     if (pid_ > 0) {
       ::kill(pid_, SIGKILL);
@@ -127,7 +126,7 @@ class Supervisor {
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
       }
     }
-    ::close(requests_);
+    ::close(channel_);
   }
 
   void serve(CostFunction& cost) {
@@ -137,7 +136,7 @@ class Supervisor {
       // Wait for the worker's next frame, within what is left of its limit; a stop request is checked as it waits.
       const auto since = Clock::now();
       for (;;) {
-        pollfd p{requests_, POLLIN, 0};
+        pollfd p{channel_, POLLIN, 0};
         const int ready = ::poll(&p, 1, 100);
         if (ready > 0) break;
         if (ready < 0 && errno != EINTR) fail("lost its pipe");
@@ -148,7 +147,7 @@ class Supervisor {
       }
       used += std::chrono::duration<double>(Clock::now() - since).count();
       char kind = 0;
-      if (!read_value(requests_, kind)) fail(ended_text(reap()));
+      if (!read_value(channel_, kind)) fail(ended_text(reap()));
       if (kind == kDone) {
         reap();
         return;
@@ -156,15 +155,15 @@ class Supervisor {
       if (kind == kThrew) {
         std::uint32_t size = 0;
         std::string what;
-        if (read_value(requests_, size) && size <= 4000) {
+        if (read_value(channel_, size) && size <= 4000) {
           what.resize(size);
-          if (!read_all(requests_, what.data(), size)) what.clear();
+          if (!read_all(channel_, what.data(), size)) what.clear();
         }
         reap();
         fail(what.empty() ? "threw an exception" : "threw: " + what);
       }
       std::uint64_t index = 0;
-      if (kind != kEvaluate || !read_value(requests_, index) || index >= cost.space().size())
+      if (kind != kEvaluate || !read_value(channel_, index) || index >= cost.space().size())
         fail("broke the isolation protocol");
       answer(cost, static_cast<std::size_t>(index));
     }
@@ -176,7 +175,7 @@ class Supervisor {
       (void)cost(index);
     } catch (const BudgetExhausted&) {
       // Tell the worker, let it finish (it stops at once), then end the run as the budget says.
-      (void)write_value(replies_, kBudgetEnded);
+      (void)write_value(channel_, kBudgetEnded);
       finish_quietly();
       throw;
     }
@@ -187,17 +186,17 @@ class Supervisor {
     const std::uint32_t count = static_cast<std::uint32_t>(values.size());
     // A configuration known before (resumed, or a revisit the worker asks again) is charged nothing now.
     const double charged = trace[p].resumed ? 0.0 : trace[p].charged_ms;
-    if (!write_value(replies_, kResult) || !write_value(replies_, status) || !write_value(replies_, count) ||
-        !send_all(replies_, values.data(), count * sizeof(double)) || !write_value(replies_, charged))
+    if (!write_value(channel_, kResult) || !write_value(channel_, status) || !write_value(channel_, count) ||
+        !send_all(channel_, values.data(), count * sizeof(double)) || !write_value(channel_, charged))
       fail(ended_text(reap()));
   }
 
   // After the budget ended: the worker's answer does not matter, only that it is gone.
   void finish_quietly() {
-    pollfd p{requests_, POLLIN, 0};
+    pollfd p{channel_, POLLIN, 0};
     if (::poll(&p, 1, 2000) > 0) {
       char kind = 0;
-      (void)read_value(requests_, kind);
+      (void)read_value(channel_, kind);
     }
   }
 
@@ -230,7 +229,7 @@ class Supervisor {
   }
 
   pid_t pid_;
-  int requests_, replies_;
+  int channel_;
   double limit_;
 };
 

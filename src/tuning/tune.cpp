@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "ktune/rng.hpp"
+#include "ktune/tuning/interruption.hpp"
 #include "ktune/search_space.hpp"
 
 namespace ktune {
@@ -26,7 +27,8 @@ TuningResult tune(const SearchSpace& space, Evaluator& evaluator, Strategy& stra
   result.clock_ms = cost.clock_ms();
   result.stop_reason = cost.stop_reason().value_or(StopReason::strategy_finished);
   if (!failure.empty() && !cost.stop_reason()) {
-    result.stop_reason = StopReason::strategy_failed;
+    // A worker that did not stop when Ctrl-C asked it to is stopped: the run was interrupted, not failed.
+    result.stop_reason = stop_requested() ? StopReason::interrupted : StopReason::strategy_failed;
     result.failure = std::move(failure);
   }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
