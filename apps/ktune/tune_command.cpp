@@ -16,7 +16,6 @@
 #include "ktune/jobs/tune_job.hpp"
 #include "ktune/live/observer.hpp"
 #include "ktune/tuning/console_reporter.hpp"
-#include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/interruption.hpp"
 
 namespace ktune::cli {
@@ -93,7 +92,7 @@ int run_tune(TuneOptions& o) {
   if (result.stop_reason == StopReason::strategy_failed)
     std::cerr << fmt::format("ktune tune: error: {} after {} evaluations; results written\n", result.failure,
                              result.evaluations);
-  if (exit_status != kExitOk && !o.quiet)
+  if (result.stop_reason == StopReason::interrupted && !o.quiet)
     std::cerr << fmt::format("ktune tune: interrupted after {} evaluations; results written{}\n", result.evaluations,
                              request.cache_path.empty() ? "" : fmt::format(" ({} resumes the run)", request.cache_path));
   if (o.json) {

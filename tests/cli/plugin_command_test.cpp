@@ -47,9 +47,10 @@ TEST(PluginCli, ASourceFileIsAStrategyEverywhere) {
 TEST(PluginCli, ACrashingPluginUnderIsolateCostsItsRunAndIsReported) {
   const std::string t4 = (cli_temp_dir() / "crashed.json").string();
   const KtuneRun run = run_ktune("tune --simulate " + kSpace + " --strategy " + quoted(kPlugins + "crashing.cpp") +
-                                 " --isolate --max-fevals 50 --json --quiet --output " + quoted(t4));
+                                 " --isolate --max-fevals 50 --json --output " + quoted(t4));
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_TRUE(contains(run.err, "crashed: signal 11")) << run.err;
+  EXPECT_FALSE(contains(run.err, "interrupted")) << run.err;
   const auto j = nlohmann::json::parse(run.out);
   EXPECT_EQ(j.at("stop_reason"), "strategy failed");
   EXPECT_EQ(j.at("evaluations"), 10);
