@@ -1,6 +1,7 @@
 // Strategy plug-ins through the library: a shared library and a source file tune exactly as the same strategy
 // compiled in, declare their hyperparameters like built-in ones, and bad plug-ins are refused with a message that
 // names the file and says why.
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ktune/jobs/hypertuning.hpp"
 #include "ktune/jobs/tune_job.hpp"
 #include "ktune/plugin.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
@@ -118,6 +120,29 @@ TEST(StrategyPlugins, BadPluginsAreRefusedSayingWhy) {
     EXPECT_EQ(e.kind(), JobError::Kind::request);
     EXPECT_NE(std::string(e.what()).find("wrong_abi.cpp"), std::string::npos) << e.what();
   }
+}
+
+// A plug-in's declared hyperparameters are a grid for hypertune like a built-in strategy's, and its runs score the
+// same in a worker process as in process.
+TEST(StrategyPlugins, HypertuneTunesAPluginIsolatedOrNot) {
+  auto scores = [](bool isolate) {
+    HypertuneRequest r;
+    r.strategy = KTUNE_EXAMPLE_PLUGIN;
+    r.spaces = {shared_path("data/benchmark_hub/cachefiles/convolution_milo/A4000_T4.json.gz")};
+    r.repeats = 2;
+    r.seed = 5;
+    r.threads = 2;
+    r.isolate = isolate;
+    Hypertuning job(std::move(r));
+    const HypertuneOutcome out = job.run();
+    std::vector<std::pair<std::string, double>> rows;
+    for (const auto& row : out.rows) rows.emplace_back(row.label, row.score);
+    return rows;
+  };
+  const auto in_process = scores(false);
+  ASSERT_EQ(in_process.size(), 3u);  // the choices of `neighbor`
+  for (const auto& [label, score] : in_process) EXPECT_TRUE(std::isfinite(score)) << label;
+  EXPECT_EQ(scores(true), in_process);
 }
 
 }  // namespace
