@@ -1,5 +1,6 @@
 #include "ktune/io/json_value.hpp"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -45,6 +46,10 @@ Value value_from_json(const nlohmann::json& json) {
     default: break;
   }
   throw std::invalid_argument(std::string("a JSON ") + json.type_name() + " is not a value");
+}
+
+nlohmann::json number_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
 }  // namespace ktune::io

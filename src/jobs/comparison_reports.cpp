@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "ktune/io/json_value.hpp"
+
 namespace ktune {
 
 using namespace ktune::methodology;
 
 namespace {
-
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
 nlohmann::json failures_json(const std::vector<StrategyFailure>& failures) {
   nlohmann::json out = nlohmann::json::array();
@@ -27,7 +27,7 @@ void write_failures(std::ostream& out, const std::vector<StrategyFailure>& failu
 
 nlohmann::json series(const std::vector<double>& v) {
   nlohmann::json a = nlohmann::json::array();
-  for (double x : v) a.push_back(number(x));
+  for (double x : v) a.push_back(io::number_or_null(x));
   return a;
 }
 
@@ -55,7 +55,7 @@ nlohmann::json comparison_json(const ComparisonReport& report, bool with_curves)
   for (const auto& s : report.spaces) {
     nlohmann::json j{{"name", s.name}, {"stats", space_statistics_json(s)}};
     nlohmann::json scores = nlohmann::json::object();
-    for (const auto& st : s.strategies) scores[st.strategy] = number(st.score);
+    for (const auto& st : s.strategies) scores[st.strategy] = io::number_or_null(st.score);
     j["scores"] = scores;
     if (with_curves) {
       j["time_points"] = series(s.time_points);
@@ -73,8 +73,8 @@ nlohmann::json comparison_json(const ComparisonReport& report, bool with_curves)
   }
   nlohmann::json aggregate = nlohmann::json::object();
   for (const auto& a : report.aggregate) {
-    aggregate[a.strategy] = {{"score", number(a.score)},
-                             {"error", number(a.error)},
+    aggregate[a.strategy] = {{"score", io::number_or_null(a.score)},
+                             {"error", io::number_or_null(a.error)},
                              {"real_stopping_fraction", a.real_stopping_fraction}};
     if (with_curves) aggregate[a.strategy]["performance"] = series(a.performance);
   }
@@ -136,14 +136,14 @@ nlohmann::json multiobjective_comparison_json(const MoComparisonReport& report, 
                      {"true_front_size", s.true_front.size()},
                      {"ideal", series(s.ideal)},
                      {"nadir", series(s.nadir)},
-                     {"true_front_hypervolume", number(s.true_front_hypervolume)}};
+                     {"true_front_hypervolume", io::number_or_null(s.true_front_hypervolume)}};
     nlohmann::json st = nlohmann::json::object();
     for (const auto& on : s.strategies) {
       nlohmann::json x{{"improvement", series(on.improvement)},
-                       {"evaluations_to_match", number(on.evaluations_to_match)},
-                       {"median_hypervolume", number(on.median_hypervolume)}};
+                       {"evaluations_to_match", io::number_or_null(on.evaluations_to_match)},
+                       {"median_hypervolume", io::number_or_null(on.median_hypervolume)}};
       nlohmann::json at = nlohmann::json::array();
-      for (std::size_t c : report.checkpoints) at.push_back(number(on.median_igd[c - 1]));
+      for (std::size_t c : report.checkpoints) at.push_back(io::number_or_null(on.median_igd[c - 1]));
       x["median_igd"] = at;
       if (with_curves) {
         x["median_igd_curve"] = series(on.median_igd);
@@ -164,7 +164,7 @@ nlohmann::json multiobjective_comparison_json(const MoComparisonReport& report, 
   nlohmann::json aggregate = nlohmann::json::object();
   for (const auto& a : report.aggregate)
     aggregate[a.strategy] = {{"improvement", series(a.improvement)},
-                             {"evaluations_to_match", number(a.evaluations_to_match)}};
+                             {"evaluations_to_match", io::number_or_null(a.evaluations_to_match)}};
   nlohmann::json j{{"checkpoints", report.checkpoints}, {"baseline", report.baseline}, {"spaces", spaces},
                    {"aggregate", aggregate}};
   if (!report.failures.empty()) j["strategy_failures"] = failures_json(report.failures);

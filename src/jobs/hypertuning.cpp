@@ -62,8 +62,6 @@ namespace {
 [[noreturn]] void refuse_request(const std::string& message) { throw JobError(JobError::Kind::request, message); }
 [[noreturn]] void refuse_input(const std::string& message) { throw JobError(JobError::Kind::input, message); }
 
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
 nlohmann::json settings_json(const std::vector<std::pair<std::string, Value>>& settings) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [name, v] : settings) j[name] = io::value_to_json(v);
@@ -347,12 +345,12 @@ nlohmann::json hypertune_report_json(const Hypertuning& job, const HypertuneOutc
     nlohmann::json j{{"label", r.label},
                      {"settings", settings_json(r.settings)},
                      {"status", std::string(to_string(r.status))},
-                     {"score", number_or_null(r.score)},
+                     {"score", io::number_or_null(r.score)},
                      {"resumed", r.resumed}};
     if (!r.space_scores.empty()) {
       nlohmann::json per = nlohmann::json::object();
       for (std::size_t k = 0; k < r.space_scores.size() && k < training_names.size(); ++k)
-        per[training_names[k]] = number_or_null(r.space_scores[k]);
+        per[training_names[k]] = io::number_or_null(r.space_scores[k]);
       j["space_scores"] = per;
     }
     if (!r.message.empty()) j["message"] = r.message;
@@ -363,18 +361,18 @@ nlohmann::json hypertune_report_json(const Hypertuning& job, const HypertuneOutc
   if (s.testing) {
     nlohmann::json t = nlohmann::json::array();
     for (const auto& r : o.test_rows)
-      t.push_back({{"role", r.role}, {"label", r.label}, {"train", number_or_null(r.train)},
-                   {"test", number_or_null(r.test)}});
+      t.push_back({{"role", r.role}, {"label", r.label}, {"train", io::number_or_null(r.train)},
+                   {"test", io::number_or_null(r.test)}});
     out["test"] = {{"spaces", job.test_space_names()}, {"rows", t}};
   }
   if (!o.verdict.empty()) {
     nlohmann::json settings = nlohmann::json::array();
     for (const auto& c : o.confirmed)
       settings.push_back(
-          {{"label", c.label}, {"score", number_or_null(c.score)}, {"confirmed", number_or_null(c.confirmed)}});
+          {{"label", c.label}, {"score", io::number_or_null(c.score)}, {"confirmed", io::number_or_null(c.confirmed)}});
     const auto pick = [&](const ConfirmedSetting& c) {
-      nlohmann::json j{{"label", c.label}, {"confirmed", number_or_null(c.confirmed)}};
-      if (s.testing) j["test"] = number_or_null(c.test);
+      nlohmann::json j{{"label", c.label}, {"confirmed", io::number_or_null(c.confirmed)}};
+      if (s.testing) j["test"] = io::number_or_null(c.test);
       return j;
     };
     nlohmann::json c{{"seeds", o.confirm_seeds},

@@ -62,8 +62,6 @@ std::span<const double> row(const std::vector<double>& costs, std::size_t i, std
   return {costs.data() + i * m, m};
 }
 
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
 ParetoAnalysis analyse(const ParetoRequest& request, const std::vector<Objective>& objectives,
                        const std::vector<io::DerivedMeasurement>& derived) {
   const std::size_t m = objectives.size();
@@ -161,19 +159,19 @@ nlohmann::json pareto_report_json(const ParetoAnalysis& a) {
   out["configurations"] = a.configurations;
   nlohmann::json front = nlohmann::json::array(), ideal = nlohmann::json::array(), nadir = nlohmann::json::array();
   for (std::size_t j = 0; j < a.objectives.size(); ++j) {
-    ideal.push_back(number(a.ideal[j]));
-    nadir.push_back(number(a.nadir[j]));
+    ideal.push_back(io::number_or_null(a.ideal[j]));
+    nadir.push_back(io::number_or_null(a.nadir[j]));
   }
   for (const auto& point : a.front) {
     nlohmann::json config = nlohmann::json::object(), values = nlohmann::json::object();
     for (std::size_t p = 0; p < a.parameters.size(); ++p) config[a.parameters[p]] = io::value_to_json(point.configuration[p]);
-    for (std::size_t j = 0; j < a.objectives.size(); ++j) values[a.objectives[j].name] = number(point.values[j]);
+    for (std::size_t j = 0; j < a.objectives.size(); ++j) values[a.objectives[j].name] = io::number_or_null(point.values[j]);
     front.push_back({{"configuration", config}, {"objectives", values}});
   }
   out["front"] = front;
   out["ideal"] = ideal;
   out["nadir"] = nadir;
-  out["hypervolume"] = number(a.hypervolume);
+  out["hypervolume"] = io::number_or_null(a.hypervolume);
   out["hypervolume_reference"] = kHypervolumeReference;
   nlohmann::json runs = nlohmann::json::array();
   for (const auto& r : a.runs)
@@ -181,8 +179,8 @@ nlohmann::json pareto_report_json(const ParetoAnalysis& a) {
                     {"evaluated", r.evaluated},
                     {"front_size", r.front_size},
                     {"true_front_points_found", r.true_front_points_found},
-                    {"igd_plus", number(r.igd_plus)},
-                    {"hypervolume", number(r.hypervolume)}});
+                    {"igd_plus", io::number_or_null(r.igd_plus)},
+                    {"hypervolume", io::number_or_null(r.hypervolume)}});
   out["runs"] = runs;
   return out;
 }

@@ -68,8 +68,6 @@ namespace {
 [[noreturn]] void refuse_request(const std::string& message) { throw JobError(JobError::Kind::request, message); }
 [[noreturn]] void refuse_input(const std::string& message) { throw JobError(JobError::Kind::input, message); }
 
-nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
 nlohmann::json configuration_json(const Problem& problem, const std::vector<Value>& values) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t p = 0; p < problem.parameters.size(); ++p) j[problem.parameters[p].name] = io::value_to_json(values[p]);
@@ -385,10 +383,10 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
     const std::size_t best = *outcome.best;
     const TraceEntry& e = trace[best];
     nlohmann::json values = nlohmann::json::object();
-    for (std::size_t j = 0; j < objectives.size(); ++j) values[objectives[j].name] = number_or_null(trace.values(best)[j]);
+    for (std::size_t j = 0; j < objectives.size(); ++j) values[objectives[j].name] = io::number_or_null(trace.values(best)[j]);
     out["best"] = {{"configuration", configuration_json(problem, s.space->values_at(e.index))},
                    {"objective", objectives.front().name},
-                   {"value", number_or_null(trace.values(best).front())},
+                   {"value", io::number_or_null(trace.values(best).front())},
                    {"objectives", values},
                    {"evaluation", best + 1},
                    {"clock_seconds", e.clock_ms / 1000.0}};
@@ -400,7 +398,7 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
     for (std::size_t position : outcome.pareto_front) {
       nlohmann::json values = nlohmann::json::object();
       for (std::size_t j = 0; j < objectives.size(); ++j)
-        values[objectives[j].name] = number_or_null(trace.values(position)[j]);
+        values[objectives[j].name] = io::number_or_null(trace.values(position)[j]);
       f.push_back({{"configuration", configuration_json(problem, s.space->values_at(trace[position].index))},
                    {"objectives", values},
                    {"evaluation", position + 1}});
@@ -463,7 +461,7 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
     for (std::size_t i = 0; i < trace.size(); ++i) {
       const TraceEntry& e = trace[i];
       nlohmann::json v = nlohmann::json::array();
-      for (double x : trace.values(i)) v.push_back(number_or_null(x));
+      for (double x : trace.values(i)) v.push_back(io::number_or_null(x));
       t.push_back({{"index", e.index}, {"status", std::string(to_string(e.status))}, {"values", v},
                    {"clock_seconds", e.clock_ms / 1000.0}, {"resumed", e.resumed}});
     }
