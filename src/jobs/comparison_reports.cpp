@@ -87,14 +87,14 @@ nlohmann::json comparison_json(const ComparisonReport& report, bool with_curves)
 
 void write_statistics_table(std::ostream& out, const std::vector<SpaceResult>& spaces) {
   out << fmt::format("{:<28} {:>6} {:>6} {:>11} {:>11} {:>11} {:>16} {:>9} {:>9}\n", "space", "N_all", "valid",
-                           "optimum", "median", "fevals", "time (s)", "s/eval", "budget s");
+                     "optimum", "median", "fevals", "time (s)", "s/eval", "budget s");
   for (const auto& s : spaces) {
     const auto& st = s.stats;
     out << fmt::format("{:<28} {:>6} {:>6} {:>11.6g} {:>11.6g} {:>11} {:>16} {:>9.4g} {:>9.5g}\n", s.name,
-                             st.size_all(), st.size_valid(), st.optimum(), st.median(),
-                             fmt::format("{}..{}", s.range.fevals_start, s.range.fevals_end),
-                             fmt::format("{:.2f}..{:.1f}", s.range.time_start, s.range.time_end), st.median_time(),
-                             s.budget_seconds);
+                       st.size_all(), st.size_valid(), st.optimum(), st.median(),
+                       fmt::format("{}..{}", s.range.fevals_start, s.range.fevals_end),
+                       fmt::format("{:.2f}..{:.1f}", s.range.time_start, s.range.time_end), st.median_time(),
+                       s.budget_seconds);
   }
 }
 
@@ -102,7 +102,7 @@ void write_score_table(std::ostream& out, const ComparisonReport& report, const 
   std::size_t width = 20;
   for (const auto& s : report.strategies) width = std::max(width, s.size() + 2);
   out << fmt::format("Performance score P (mean over {} time points; 0 = random search, 1 = optimum)\n",
-                           options.resolution);
+                     options.resolution);
   out << fmt::format("{:<28}", "space");
   for (const auto& s : report.strategies) out << fmt::format("{:>{}}", s, width);
   out << "\n";
@@ -119,12 +119,12 @@ void write_score_table(std::ostream& out, const ComparisonReport& report, const 
   out << fmt::format("{:<28}", "aggregate");
   for (const auto& a : report.aggregate)
     out << fmt::format("{:>{}}", std::isnan(a.score) ? "-" : fmt::format("{:.3f} ± {:.3f}", a.score, a.error),
-                             width + (std::isnan(a.score) ? 0 : 1));
+                       width + (std::isnan(a.score) ? 0 : 1));
   out << fmt::format("\n{} runs per strategy and space, seed {}; runs {:.1f} s, scoring {:.1f} s\n",
-                           options.repeats, options.seed, report.run_seconds, report.scoring_seconds);
+                     options.repeats, options.seed, report.run_seconds, report.scoring_seconds);
   if (report.interrupted)
     out << fmt::format("interrupted: {} of {} runs finished; '-' marks what was not scored\n",
-                             report.runs_finished, report.runs_total);
+                       report.runs_finished, report.runs_total);
   write_failures(out, report.failures, "not scored");
 }
 
@@ -178,10 +178,10 @@ void write_multiobjective_table(std::ostream& out, const MoComparisonReport& rep
   std::string cps;
   for (std::size_t c : report.checkpoints) cps += fmt::format("{}{}", cps.empty() ? "" : "/", c);
   out << fmt::format("Median normalised IGD+ after {} evaluations (lower is better), {} runs each\n", cps,
-                           options.repeats);
+                     options.repeats);
   for (const auto& space : report.spaces) {
     out << fmt::format("{} ({} configurations, true front {} points)\n", space.name, space.configurations,
-                             space.true_front.size());
+                       space.true_front.size());
     for (const auto& on : space.strategies) {
       std::string igd, imp;
       for (std::size_t c = 0; c < report.checkpoints.size(); ++c) {
@@ -189,12 +189,12 @@ void write_multiobjective_table(std::ostream& out, const MoComparisonReport& rep
         imp += fmt::format("{:>7.0f}%", 100 * on.improvement[c]);
       }
       out << fmt::format("  {:<{}}{}   vs {}:{}   to match: {:.0f}%\n", on.strategy, width, igd,
-                               report.baseline, imp, 100 * on.evaluations_to_match);
+                         report.baseline, imp, 100 * on.evaluations_to_match);
     }
   }
   out << fmt::format("Aggregate (median over spaces): improvement over {} at {} evaluations; evaluations "
-                           "needed to match its IGD+ at {}\n",
-                           report.baseline, cps, report.checkpoints.empty() ? 0 : budget);
+                     "needed to match its IGD+ at {}\n",
+                     report.baseline, cps, report.checkpoints.empty() ? 0 : budget);
   for (const auto& a : report.aggregate) {
     std::string imp;
     for (double v : a.improvement) imp += fmt::format("{:>7.0f}%", 100 * v);
