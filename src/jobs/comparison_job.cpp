@@ -16,9 +16,6 @@ using namespace ktune::methodology;
 
 namespace {
 
-[[noreturn]] void refuse_request(const std::string& message) { throw JobError(JobError::Kind::request, message); }
-[[noreturn]] void refuse_input(const std::string& message) { throw JobError(JobError::Kind::input, message); }
-
 // Runs `f`, turning the errors of unreadable or unsuitable input into JobError.
 template <class F>
 auto as_input_errors(F&& f) {

@@ -59,9 +59,6 @@ struct Hypertuning::State {
 
 namespace {
 
-[[noreturn]] void refuse_request(const std::string& message) { throw JobError(JobError::Kind::request, message); }
-[[noreturn]] void refuse_input(const std::string& message) { throw JobError(JobError::Kind::input, message); }
-
 nlohmann::json settings_json(const std::vector<std::pair<std::string, Value>>& settings) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [name, v] : settings) j[name] = io::value_to_json(v);

@@ -57,36 +57,32 @@ std::string value_preview(const std::vector<Value>& values) {
 }  // namespace
 
 SpaceSummary::SpaceSummary(SpaceRequest request) : request_(std::move(request)) {
-  const auto refuse = [](JobError::Kind kind, const std::string& message) { throw JobError(kind, message); };
   const SpaceRequest& r = request_;
   std::optional<ExportFormat> format;
   if (!r.export_path.empty()) {
     format = export_format_of(r.export_path);
     if (!format)
-      refuse(JobError::Kind::request,
-             fmt::format("--export {}: unknown file type (use a .csv or .json file name)", r.export_path));
+      refuse_request(fmt::format("--export {}: unknown file type (use a .csv or .json file name)", r.export_path));
   }
   try {
     file_ = io::read_problem_file(r.problem_path);
   } catch (const io::InputError& e) {
-    refuse(JobError::Kind::input, e.what());
+    refuse_input(e.what());
   }
   Problem problem = file_.problem;
   if (!r.implicit_block_constraint) problem.max_threads = std::nullopt;
   if (r.max_threads) problem.max_threads = r.max_threads;
   if (r.verify_brute_force && problem.cartesian_size() > r.brute_force_limit)
-    refuse(JobError::Kind::request,
-           fmt::format("--verify-brute-force: the Cartesian size {} exceeds the brute-force limit {} (raise it with "
-                       "--brute-force-limit)",
-                       grouped(problem.cartesian_size()), grouped(r.brute_force_limit)));
+    refuse_request(fmt::format("--verify-brute-force: the Cartesian size {} exceeds the brute-force limit {} (raise it "
+                               "with --brute-force-limit)",
+                               grouped(problem.cartesian_size()), grouped(r.brute_force_limit)));
   // One definition of the space of a results file, in every verb: the configurations it records (except those
   // recorded as invalid). A Kernel Tuner cache keeps no restrictions, so its tune_params alone would make a larger
   // space.
   const bool recorded_space = file_.format == io::ProblemFormat::KernelTunerCache;
   if (recorded_space && r.verify_brute_force)
-    refuse(JobError::Kind::request,
-           "--verify-brute-force: the space of a Kernel Tuner cache is its recorded configurations; there is no "
-           "constraint to check by brute force");
+    refuse_request("--verify-brute-force: the space of a Kernel Tuner cache is its recorded configurations; there is "
+                   "no constraint to check by brute force");
   try {
     if (recorded_space) {
       space_.emplace(space_from_results(io::read_results_file(r.problem_path)));
@@ -96,25 +92,24 @@ SpaceSummary::SpaceSummary(SpaceRequest request) : request_(std::move(request)) 
       space_.emplace(SearchSpace::build(std::move(problem), build_options));
     }
   } catch (const io::InputError& e) {
-    refuse(JobError::Kind::input, e.what());
+    refuse_input(e.what());
   } catch (const SimulationError& e) {
-    refuse(JobError::Kind::input, fmt::format("{}: {}", r.problem_path, e.what()));
+    refuse_input(fmt::format("{}: {}", r.problem_path, e.what()));
   } catch (const expr::ExpressionError& e) {
-    refuse(JobError::Kind::input, fmt::format("{}: {}", r.problem_path, e.what()));
+    refuse_input(fmt::format("{}: {}", r.problem_path, e.what()));
   } catch (const ProblemError& e) {
-    refuse(JobError::Kind::input, fmt::format("{}: {}", r.problem_path, e.what()));
+    refuse_input(fmt::format("{}: {}", r.problem_path, e.what()));
   }
   if (format) {
     std::ofstream out(r.export_path, std::ios::binary | std::ios::trunc);
     if (!out)
-      refuse(JobError::Kind::input,
-             fmt::format("--export {}: cannot open for writing: {}", r.export_path, std::strerror(errno)));
+      refuse_input(fmt::format("--export {}: cannot open for writing: {}", r.export_path, std::strerror(errno)));
     if (*format == ExportFormat::Csv)
       space_->write_csv(out);
     else
       out << space_->to_json().dump() << "\n";
     out.close();
-    if (!out) refuse(JobError::Kind::input, fmt::format("--export {}: writing failed", r.export_path));
+    if (!out) refuse_input(fmt::format("--export {}: writing failed", r.export_path));
     export_format_ = *format == ExportFormat::Csv ? "csv" : "json";
   }
   if (r.verify_brute_force) {
@@ -123,7 +118,7 @@ SpaceSummary::SpaceSummary(SpaceRequest request) : request_(std::move(request)) 
       brute_force_ = BruteForceOutcome{check.ok,    check.brute_force_valid, check.missing,
                                        check.extra, check.seconds,           check.message};
     } catch (const std::invalid_argument& e) {
-      refuse(JobError::Kind::request, fmt::format("--verify-brute-force: {}", e.what()));
+      refuse_request(fmt::format("--verify-brute-force: {}", e.what()));
     }
   }
 }

@@ -65,9 +65,6 @@ struct TuneJob::State {
 
 namespace {
 
-[[noreturn]] void refuse_request(const std::string& message) { throw JobError(JobError::Kind::request, message); }
-[[noreturn]] void refuse_input(const std::string& message) { throw JobError(JobError::Kind::input, message); }
-
 nlohmann::json configuration_json(const Problem& problem, const std::vector<Value>& values) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t p = 0; p < problem.parameters.size(); ++p) j[problem.parameters[p].name] = io::value_to_json(values[p]);

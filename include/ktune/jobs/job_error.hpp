@@ -16,6 +16,12 @@ class JobError : public std::runtime_error {
   Kind kind_;
 };
 
+// The two refusals, for the jobs' own code.
+[[noreturn]] inline void refuse_request(const std::string& message) {
+  throw JobError(JobError::Kind::request, message);
+}
+[[noreturn]] inline void refuse_input(const std::string& message) { throw JobError(JobError::Kind::input, message); }
+
 // What a job says on the way while it goes on: a note (an observer not available), a warning (an input cut short),
 // or a loss (results are no longer being saved: a front end shows this one even when asked to be quiet).
 enum class JobMessageLevel { note, warning, loss };
