@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "ktune/io/results_file.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
 #include "ktune/live/live_evaluator.hpp"
 #include "ktune/search_space.hpp"
 

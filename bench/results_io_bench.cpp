@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ktune/io/json_file.hpp"
+#include "ktune/io/t4_results.hpp"
 #include "ktune/io/results_file.hpp"
 
 namespace {

@@ -14,6 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/io/t4_results.hpp"
 #include "ktune/io/results_file.hpp"
 
 namespace ktune::fuzz {

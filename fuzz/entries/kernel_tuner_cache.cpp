@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-#include "io/kernel_tuner_cache.hpp"
-#include "ktune/io/cache_reader.hpp"
-#include "ktune/io/input_error.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
 #include "ktune/io/results_file.hpp"
+#include "io/cache_layout.hpp"
+#include "ktune/io/input_error.hpp"
 #include "fuzz_entries.hpp"
 
 namespace {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/t4_results.hpp"
 #include "ktune/io/results_file.hpp"
 #include "fuzz_entries.hpp"
 

@@ -10,28 +10,31 @@
 // strategy), Evaluator (live backends or simulation), tune() (the loop), and the readers and writers of io/.
 #include "ktune/version.hpp"
 
+#include "ktune/evaluation_record.hpp"
 #include "ktune/problem.hpp"
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
+#include "ktune/status.hpp"
 #include "ktune/value.hpp"
 
 #include "ktune/tuning/budget.hpp"
 #include "ktune/tuning/console_reporter.hpp"
 #include "ktune/tuning/cost_function.hpp"
-#include "ktune/tuning/evaluation_record.hpp"
 #include "ktune/tuning/evaluator.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/objective.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
-#include "ktune/tuning/status.hpp"
 #include "ktune/tuning/strategy.hpp"
 #include "ktune/tuning/trace.hpp"
 #include "ktune/tuning/tune.hpp"
 
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/problem_file.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/io/results_csv.hpp"
 #include "ktune/io/results_file.hpp"
+#include "ktune/io/t4_results.hpp"
 #include "ktune/io/t1_reader.hpp"
 
 #include "ktune/multiobjective/front_normalisation.hpp"

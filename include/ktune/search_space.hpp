@@ -1,25 +1,20 @@
 #pragma once
 // SearchSpace: the only view strategies get of a problem. Holds every valid configuration as compact value
-// indices and answers validity, lookup, sampling and neighbour queries from index structures.
+// indices and answers validity, lookup, sampling and neighbour queries from index structures (a hash index, a
+// prefix trie, value lookups and a neighbour cache, kept behind a pointer: src/space/search_space_index.hpp).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <iosfwd>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "ktune/index_matrix.hpp"
 #include "ktune/problem.hpp"
@@ -131,7 +126,11 @@ class SearchSpace {
   // lexicographic order; prunes empty prefixes, never scans all configurations). Indices arrive in ascending order.
   // lo and hi must have num_params() entries (otherwise nothing is reported).
   template <class F>
-  void for_each_in_box(std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi, F&& f) const;
+  void for_each_in_box(std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi, F&& f) const {
+    using Function = std::remove_reference_t<F>;
+    visit_box(lo, hi, [](void* function, std::size_t index) { (*static_cast<Function*>(function))(index); },
+              const_cast<void*>(static_cast<const void*>(&f)));
+  }
 
   // --- continuous view (the epsilon mapping of the constraint-aware paper) ----------------------------------
   // The parameter with the most values spans [0,1] in steps epsilon = 1/(max_values-1); a parameter with m
@@ -154,239 +153,23 @@ class SearchSpace {
   // lazy neighbour cache.
   std::size_t memory_bytes() const;
 
-  // Testing hook: caps the node count of the prefix trie of spaces built afterwards (0 = no trie; nullopt = the
-  // normal memory-based budget), so tests reach the search paths the trie usually spares. Process-wide.
-  static void set_trie_budget_for_testing(std::optional<std::size_t> nodes);
-
  private:
+  struct Index;  // the hash index, prefix trie, value lookups and neighbour cache (src/space/search_space_index.hpp)
+
   // Takes a matrix whose rows are sorted lexicographically under report.order (order[0] slowest; an empty order
-  // means identity) without duplicate rows, one column per parameter. Calls finish_indexes() itself: build() only
-  // has to call this constructor. Throws std::invalid_argument if the shape or the order does not fit the problem.
+  // means identity) without duplicate rows, one column per parameter, and builds the indexes. Throws
+  // std::invalid_argument if the shape or the order does not fit the problem.
   SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport report);
-  void finish_indexes();  // bounds, used values, hash index, prefix trie, value lookups (O(N d))
-  template <class T> void index_rows(const T* data);  // the passes of finish_indexes over the raw matrix
-  // Rows [begin, end) share their columns lex_order()[0..depth); returns the first row r in [begin, end) with
-  // column lex_order()[depth] >= value (end if none). Helper of box queries.
-  std::size_t lower_row(std::size_t begin, std::size_t end, std::size_t depth, std::uint32_t value) const;
-  // Row of a configuration whose length and value indices are already known to be in range; nullopt if absent.
-  std::optional<std::size_t> find_row(const std::uint32_t* config) const;
-  // Batched lookups of the variants of config with one parameter changed: for each edit (param, value), rows[k] is
-  // the row of config with config[param] = value, or SIZE_MAX. Every index except possibly edits' own parameter must
-  // be in range. Prefetches the hash slots and rows of all variants first so their cache misses overlap.
-  struct Edit {
-    std::uint32_t param, value;
-  };
-  void find_variants(const std::uint32_t* config, std::span<const Edit> edits, std::size_t* rows) const;
-  std::vector<std::size_t> compute_neighbours(std::span<const std::uint32_t> config, NeighbourMethod method) const;
-  std::vector<std::size_t> box_neighbours(std::span<const std::uint32_t> config, bool strictly) const;
-  std::vector<std::size_t> hamming_neighbours(std::span<const std::uint32_t> config, bool adjacent_only) const;
-  // Valid configurations minimising the L1 index distance to config (distance 0 allowed only if allow_exact);
-  // ascending. Branch and bound over the lexicographic prefix tree.
-  std::vector<std::size_t> closest(std::span<const std::uint32_t> config, bool allow_exact) const;
+  // for_each_in_box without a template in the header: `visit(function, index)` for every index.
+  void visit_box(std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi,
+                 void (*visit)(void* function, std::size_t index), void* function) const;
 
   Problem problem_;
   IndexMatrix matrix_;
   ConstructionReport report_;
   std::vector<std::uint32_t> lower_, upper_;
   std::vector<std::vector<std::uint32_t>> used_;
-  std::vector<std::uint32_t> hash_slots_;  // open addressing: row index + 1, 0 = empty
-  std::uint64_t hash_mask_ = 0;  // the number of slots (not a power of two: see home_slot)
-
-  // The top levels of the lexicographic prefix tree, level by level, as many levels as keep the eager structures
-  // within ~30 bytes per configuration (at least size()/4 nodes). Level k holds the distinct prefixes of
-  // lex_order()[0..k], in row order. Node j of level k has value trie_value_[k][j] in column lex_order()[k], rows
-  // [trie_rows_[k][j], trie_rows_[k][j+1]) and children [trie_children_[k][j], trie_children_[k][j+1]) in level k+1.
-  // Box and closest queries walk these small arrays instead of binary-searching the large (cache-missing) row
-  // ranges near the root.
-  std::vector<std::vector<std::uint32_t>> trie_value_, trie_rows_, trie_children_;
-  std::size_t trie_levels() const { return trie_value_.size(); }
-  template <class T, class F>
-  void box_walk(const T* data, std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi, F& f) const;
-  // Ranges of at most this many rows are filtered row by row instead of being descended into.
-  static constexpr std::size_t scan_rows = 16;
-
-  struct ValueLookup;  // per parameter: value -> value index (same_value first, then Python equality)
-  std::vector<std::unique_ptr<ValueLookup>> value_lookup_;
-
-  // Lazily filled neighbour lists, one map per method keyed by a 64-bit hash of the query; an entry keeps its query
-  // so a hash collision is detected (and simply not served). Cleared when it holds more than max_stored indices.
-  struct NeighbourCache {
-    struct Entry {
-      Config query;
-      std::vector<std::size_t> neighbours;
-    };
-    static constexpr std::size_t max_stored = std::size_t{1} << 23;  // indices (64 MiB)
-    std::mutex mutex;
-    std::unordered_map<std::uint64_t, Entry> maps[5];
-    std::size_t stored = 0;
-  };
-  std::unique_ptr<NeighbourCache> cache_;  // guarded by its own mutex
+  std::unique_ptr<Index> index_;
 };
-
-template <class F>
-void SearchSpace::for_each_in_box(std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi, F&& f) const {
-  const std::size_t d = num_params();
-  if (size() == 0 || lo.size() != d || hi.size() != d) return;
-  for (std::size_t p = 0; p < d; ++p)
-    if (lo[p] > hi[p]) return;
-  if (d == 0) { f(std::size_t{0}); return; }
-  for (std::size_t p = 0; p < d; ++p)
-    if (lo[p] >= param_values(p).size()) return;  // no value index that high
-  switch (matrix_.width()) {  // one dispatch on the element width, raw loads below
-    case 1: box_walk(reinterpret_cast<const std::uint8_t*>(matrix_.data()), lo, hi, f); break;
-    case 2: box_walk(reinterpret_cast<const std::uint16_t*>(matrix_.data()), lo, hi, f); break;
-    default: box_walk(reinterpret_cast<const std::uint32_t*>(matrix_.data()), lo, hi, f); break;
-  }
-}
-
-template <class T, class F>
-void SearchSpace::box_walk(const T* data, std::span<const std::uint32_t> lo_by_param,
-                           std::span<const std::uint32_t> hi_by_param, F& f) const {
-  // The matrix's bytes are only guaranteed byte-aligned: read wider elements with memcpy (a plain load in practice).
-  auto at = [data](std::size_t i) -> std::uint32_t {
-    if constexpr (sizeof(T) == 1) {
-      return data[i];
-    } else {
-      T v;
-      std::memcpy(&v, reinterpret_cast<const unsigned char*>(data) + i * sizeof(T), sizeof(T));
-      return v;
-    }
-  };
-  const std::size_t d = num_params();
-  const auto& ord = report_.order;
-  const std::size_t levels = trie_levels();
-  // Box bounds and column indices by lex depth.
-  constexpr std::size_t local = 32;
-  std::uint32_t lo_small[local], hi_small[local];
-  std::vector<std::uint32_t> lo_large, hi_large;
-  std::uint32_t* lo = lo_small;
-  std::uint32_t* hi = hi_small;
-  if (d > local) {
-    lo_large.resize(d);
-    hi_large.resize(d);
-    lo = lo_large.data();
-    hi = hi_large.data();
-  }
-  for (std::size_t k = 0; k < d; ++k) {
-    lo[k] = lo_by_param[ord[k]];
-    hi[k] = hi_by_param[ord[k]];
-  }
-  // First row in [b, e) whose column at `depth` is >= value (rows share the prefix above depth): gallop, then bisect.
-  auto lower = [&](std::size_t b, std::size_t e, std::size_t depth, std::uint32_t value) {
-    const std::size_t col = ord[depth];
-    if (b >= e || at(b * d + col) >= value) return b;
-    std::size_t low = b, step = 1, high = e;
-    while (low + step < e) {
-      if (at((low + step) * d + col) >= value) { high = low + step; break; }
-      low += step;
-      step *= 2;
-    }
-    std::size_t first = low + 1, count = high - low - 1;
-    while (count > 0) {
-      const std::size_t half = count / 2;
-      if (at((first + half) * d + col) < value) { first += half + 1; count -= half + 1; }
-      else count = half;
-    }
-    return first;
-  };
-  // Rows [b, e) share the prefix of lex depths [0, depth); report those inside the box in the other columns.
-#if defined(__SSE2__)
-  // Byte-wide rows of at most 16 columns are checked whole with one 16-byte load (the prefix columns are inside the
-  // box anyway; the bytes past the row get bounds [0, 255] and always pass).
-  const bool simd = sizeof(T) == 1 && d <= 16;
-  alignas(16) std::uint8_t lo_bytes[16], hi_bytes[16];
-  for (std::size_t p = 0; p < 16; ++p) {
-    lo_bytes[p] = p < d ? static_cast<std::uint8_t>(std::min<std::uint32_t>(lo_by_param[p], 255)) : 0;
-    hi_bytes[p] = p < d ? static_cast<std::uint8_t>(std::min<std::uint32_t>(hi_by_param[p], 255)) : 255;
-  }
-  const __m128i vlo = _mm_load_si128(reinterpret_cast<const __m128i*>(lo_bytes));
-  const __m128i vhi = _mm_load_si128(reinterpret_cast<const __m128i*>(hi_bytes));
-  const std::size_t simd_rows = size() * d >= 16 ? (size() * d - 16) / d + 1 : 0;  // rows r with r*d + 16 <= bytes
-  const std::size_t scan_limit = simd ? 32 : scan_rows;
-#else
-  const std::size_t scan_limit = scan_rows;
-#endif
-  auto scan = [&](std::size_t b, std::size_t e, std::size_t depth) {
-#if defined(__SSE2__)
-    if (simd) {
-      const auto* bytes = reinterpret_cast<const unsigned char*>(data);
-      const std::size_t simd_end = std::min(e, simd_rows);
-      for (; b < simd_end; ++b) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + b * d));
-        const __m128i ok =
-            _mm_and_si128(_mm_cmpeq_epi8(_mm_max_epu8(v, vlo), v), _mm_cmpeq_epi8(_mm_min_epu8(v, vhi), v));
-        if (_mm_movemask_epi8(ok) == 0xFFFF) f(b);
-      }
-    }
-#endif
-    for (std::size_t r = b; r < e; ++r) {
-      const std::size_t base = r * d;
-      std::size_t k = depth;
-      while (k < d) {
-        const std::uint32_t v = at(base + ord[k]);
-        if (v < lo[k] || v > hi[k]) break;
-        ++k;
-      }
-      if (k == d) f(r);
-    }
-  };
-  if (size() <= scan_limit) { scan(0, size(), 0); return; }
-  // Iterative DFS over the lexicographic order; values without configurations are skipped and rows are reported in
-  // ascending order. A frame holds rows [begin, end) sharing the prefix of lex depths [0, depth). Within the trie's
-  // levels it iterates the node's children [child, child_end) (values ascending); below, it finds each present
-  // value >= next by galloping search in the rows.
-  struct Frame { std::size_t begin, end; std::uint64_t next; std::size_t child, child_end; };
-  Frame frames_small[local];
-  std::vector<Frame> frames_large;
-  Frame* stack = frames_small;
-  if (d > local) {
-    frames_large.resize(d);
-    stack = frames_large.data();
-  }
-  std::size_t top = 0;  // number of frames
-  auto push = [&](std::size_t depth, std::size_t b, std::size_t e, std::size_t cb, std::size_t ce) {
-    if (e - b <= scan_limit) { scan(b, e, depth); return; }
-    if (depth < levels) {
-      const auto& values = trie_value_[depth];
-      cb = static_cast<std::size_t>(std::lower_bound(values.begin() + static_cast<std::ptrdiff_t>(cb),
-                                                     values.begin() + static_cast<std::ptrdiff_t>(ce), lo[depth]) -
-                                    values.begin());
-    }
-    stack[top++] = {b, e, lo[depth], cb, ce};
-  };
-  push(0, 0, size(), 0, levels > 0 ? trie_value_[0].size() : 0);
-  while (top > 0) {
-    const std::size_t depth = top - 1;
-    Frame& fr = stack[depth];
-    if (depth < levels) {
-      if (fr.child >= fr.child_end || trie_value_[depth][fr.child] > hi[depth]) { --top; continue; }
-      const std::size_t node = fr.child++;
-      const std::size_t b = trie_rows_[depth][node], e = trie_rows_[depth][node + 1];
-      if (depth + 1 == d) { f(b); continue; }  // a leaf: one row
-      if (depth + 1 < levels)
-        push(depth + 1, b, e, trie_children_[depth][node], trie_children_[depth][node + 1]);
-      else
-        push(depth + 1, b, e, 0, 0);
-      continue;
-    }
-    const std::size_t col = ord[depth];
-    if (fr.next > hi[depth] || fr.begin >= fr.end) { --top; continue; }
-    const std::size_t b = lower(fr.begin, fr.end, depth, static_cast<std::uint32_t>(fr.next));
-    if (depth + 1 == d) {
-      // Last column: rows are unique, so the range holds distinct ascending values; scan them.
-      for (std::size_t r = b; r < fr.end && at(r * d + col) <= hi[depth]; ++r) f(r);
-      --top;
-      continue;
-    }
-    if (b >= fr.end) { --top; continue; }
-    const std::uint32_t found = at(b * d + col);
-    if (found > hi[depth]) { --top; continue; }
-    // Rows with this value end where the next value starts.
-    const std::size_t e = found == UINT32_MAX ? fr.end : lower(b, fr.end, depth, found + 1);
-    fr.next = std::uint64_t{found} + 1;
-    fr.begin = e;
-    push(depth + 1, b, e, 0, 0);
-  }
-}
 
 }  // namespace ktune

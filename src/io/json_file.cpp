@@ -122,18 +122,32 @@ std::optional<std::pair<std::size_t, std::string>> json_text_problem(std::string
   return std::nullopt;
 }
 
-nlohmann::json parse_json_text(const std::string& text, const std::string& source_name,
-                               const nlohmann::json::parser_callback_t& callback) {
+namespace {
+
+template <class Json>
+Json parse_checked(const std::string& text, const std::string& source_name,
+                   const typename Json::parser_callback_t& callback) {
   if (const auto problem = json_text_problem(text))
     throw_json_syntax_error(text, problem->first, problem->second, source_name);
   try {
-    return nlohmann::json::parse(text, callback, /*allow_exceptions=*/true, /*ignore_comments=*/false);
+    return Json::parse(text, callback, /*allow_exceptions=*/true, /*ignore_comments=*/false);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based: the position of the last character read.
     throw_json_syntax_error(text, e.byte == 0 ? 0 : e.byte - 1, parse_error_detail(e), source_name);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(source_name, "", fmt::format("invalid JSON: {}", e.what()));
   }
+}
+
+}  // namespace
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& source_name,
+                               const nlohmann::json::parser_callback_t& callback) {
+  return parse_checked<nlohmann::json>(text, source_name, callback);
+}
+
+nlohmann::ordered_json parse_ordered_json_text(const std::string& text, const std::string& source_name) {
+  return parse_checked<nlohmann::ordered_json>(text, source_name, nullptr);
 }
 
 std::string json_for_message(const nlohmann::json& value) {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "ktune/io/cache_reader.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/t1_reader.hpp"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "ktune/io/results_file.hpp"
+#include "ktune/io/results_csv.hpp"
 
 namespace ktune::io {
 

@@ -9,6 +9,8 @@
 #include "io/lenient_json.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/io/t4_results.hpp"
 
 namespace ktune::io {
 

@@ -15,7 +15,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/json_value.hpp"
-#include "ktune/io/results_file.hpp"
+#include "ktune/io/t4_results.hpp"
 
 namespace ktune::io {
 

@@ -10,7 +10,7 @@
 #include "ktune/expr/errors.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_value.hpp"
-#include "ktune/io/results_file.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
 #include "ktune/jobs/cache_recorder.hpp"
 #include "ktune/methodology/comparison.hpp"
 #include "ktune/methodology/hyperparameter_evaluator.hpp"

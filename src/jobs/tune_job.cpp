@@ -13,6 +13,9 @@
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/json_value.hpp"
 #include "ktune/io/problem_file.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/io/t4_results.hpp"
+#include "ktune/io/results_csv.hpp"
 #include "ktune/io/results_file.hpp"
 #include "ktune/io/t1_reader.hpp"
 #include "ktune/jobs/cache_recorder.hpp"
@@ -94,17 +97,18 @@ void TuneJob::State::open_inputs() {
     refuse_request("give a T1 file to tune live, or --simulate RESULTS (a Kernel Tuner cache or T4 file)");
   try {
     if (live()) {
-      // Only a T1 file with a KernelSpecification says what to run. The file is read once: the problem and the
-      // kernel come from the same text.
-      const std::string text = io::read_file_text(request.problem_path);
-      const nlohmann::json document = io::parse_json_text(text, request.problem_path);
+      // Only a T1 file with a KernelSpecification says what to run. The file is read and parsed once: the problem
+      // and the kernel come from the same document.
+      const nlohmann::ordered_json ordered =
+          io::parse_ordered_json_text(io::read_file_text(request.problem_path), request.problem_path);
+      const nlohmann::json document(ordered);
       if (!document.is_object() || !document.contains("KernelSpecification"))
         refuse_request(fmt::format("{} has no KernelSpecification, so there is no kernel to tune live; give a T1 file "
                                    "with one, or replay results with --simulate RESULTS",
                                    request.problem_path));
       problem = io::parse_t1(document, request.problem_path);
       try {
-        spec = live::parse_t1_kernel_specification(text, request.problem_path, *problem);
+        spec = live::parse_t1_kernel_specification(ordered, request.problem_path, *problem);
       } catch (const io::InputError& e) {
         refuse_input(fmt::format("{}\n  (the kernel cannot be tuned live as described; to replay a brute-forced "
                                  "results file instead, add --simulate RESULTS)",

@@ -455,9 +455,13 @@ KernelSpecification read_t1_kernel_specification(const std::string& path, const 
 
 KernelSpecification parse_t1_kernel_specification(const std::string& text, const std::string& path,
                                                   const Problem& problem) {
-  const json doc = io::parse_json_text(text, path);
-  const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text);  // key order of Metrics and Defines
-  return SpecReader(path, problem).read(doc, ordered);
+  return parse_t1_kernel_specification(io::parse_ordered_json_text(text, path), path, problem);
+}
+
+KernelSpecification parse_t1_kernel_specification(const nlohmann::ordered_json& document, const std::string& path,
+                                                  const Problem& problem) {
+  // Lookups go through the sorted form; the key order of Metrics and Defines comes from `document`.
+  return SpecReader(path, problem).read(json(document), document);
 }
 
 }  // namespace ktune::live

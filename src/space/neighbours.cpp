@@ -10,6 +10,8 @@
 
 #include "ktune/search_space.hpp"
 
+#include "space/search_space_index.hpp"
+
 namespace ktune {
 
 namespace {
@@ -36,8 +38,7 @@ std::size_t method_slot(NeighbourMethod method) {
 
 std::vector<std::size_t> SearchSpace::neighbours(std::span<const std::uint32_t> config, NeighbourMethod method) const {
   const std::size_t slot = method_slot(method);
-  if (!cache_) return compute_neighbours(config, method);
-  NeighbourCache& cache = *cache_;
+  Index::NeighbourCache& cache = index_->cache;
   const std::uint64_t key = query_key(config);
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
@@ -47,16 +48,16 @@ std::vector<std::size_t> SearchSpace::neighbours(std::span<const std::uint32_t> 
       return it->second.neighbours;
   }
   // Computed outside the lock: concurrent queries proceed in parallel; a duplicate computation is harmless.
-  std::vector<std::size_t> result = compute_neighbours(config, method);
+  std::vector<std::size_t> result = index_->compute_neighbours(*this, config, method);
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
     const std::size_t cost = result.size() + config.size() + 8;
-    if (cache.stored + cost > NeighbourCache::max_stored) {
+    if (cache.stored + cost > Index::NeighbourCache::max_stored) {
       for (auto& m : cache.maps) m.clear();
       cache.stored = 0;
     }
     const auto [it, inserted] =
-        cache.maps[slot].try_emplace(key, NeighbourCache::Entry{Config(config.begin(), config.end()), result});
+        cache.maps[slot].try_emplace(key, Index::NeighbourCache::Entry{Config(config.begin(), config.end()), result});
     if (inserted) cache.stored += cost;
   }
   return result;
@@ -72,36 +73,43 @@ std::vector<std::size_t> SearchSpace::neighbours(std::size_t index, NeighbourMet
 std::vector<std::size_t> SearchSpace::neighbours_uncached(std::span<const std::uint32_t> config,
                                                           NeighbourMethod method) const {
   method_slot(method);
-  return compute_neighbours(config, method);
+  return index_->compute_neighbours(*this, config, method);
 }
 
-std::vector<std::size_t> SearchSpace::compute_neighbours(std::span<const std::uint32_t> config,
-                                                         NeighbourMethod method) const {
-  if (config.size() != num_params() || size() == 0) return {};
+void SearchSpace::visit_box(std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi,
+                            void (*visit)(void* function, std::size_t index), void* function) const {
+  index_->for_each_in_box(*this, lo, hi, [&](std::size_t index) { visit(function, index); });
+}
+
+std::vector<std::size_t> SearchSpace::Index::compute_neighbours(const SearchSpace& space,
+                                                                std::span<const std::uint32_t> config,
+                                                                NeighbourMethod method) const {
+  if (config.size() != space.num_params() || space.size() == 0) return {};
   switch (method) {
-    case NeighbourMethod::StrictlyAdjacent: return box_neighbours(config, true);
-    case NeighbourMethod::Adjacent: return box_neighbours(config, false);
-    case NeighbourMethod::Hamming: return hamming_neighbours(config, false);
-    case NeighbourMethod::HammingAdjacent: return hamming_neighbours(config, true);
-    case NeighbourMethod::ClosestParamIndices: return closest(config, false);
+    case NeighbourMethod::StrictlyAdjacent: return box_neighbours(space, config, true);
+    case NeighbourMethod::Adjacent: return box_neighbours(space, config, false);
+    case NeighbourMethod::Hamming: return hamming_neighbours(space, config, false);
+    case NeighbourMethod::HammingAdjacent: return hamming_neighbours(space, config, true);
+    case NeighbourMethod::ClosestParamIndices: return closest(space, config, false);
   }
   return {};
 }
 
 // (Strictly-)adjacent neighbours are exactly the valid configurations in a box around the query.
-std::vector<std::size_t> SearchSpace::box_neighbours(std::span<const std::uint32_t> config, bool strictly) const {
-  const std::size_t d = num_params();
+std::vector<std::size_t> SearchSpace::Index::box_neighbours(const SearchSpace& space,
+                                                            std::span<const std::uint32_t> config, bool strictly) const {
+  const std::size_t d = space.num_params();
   std::vector<std::uint32_t> lo(d), hi(d);
   for (std::size_t p = 0; p < d; ++p) {
     const std::uint64_t v = config[p];
-    const std::uint64_t top = param_values(p).size() - 1;
+    const std::uint64_t top = space.param_values(p).size() - 1;
     std::uint64_t l, h;
     if (strictly) {
       l = v == 0 ? 0 : v - 1;
       h = v + 1;
     } else {
       // The nearest used index below and above; without one the box is open on that side (nothing lies there).
-      const auto& used = used_[p];
+      const auto& used = space.used_[p];
       const auto above = std::upper_bound(used.begin(), used.end(), config[p]);
       const auto below = std::lower_bound(used.begin(), used.end(), config[p]);
       l = below == used.begin() ? v : *(below - 1);
@@ -112,9 +120,9 @@ std::vector<std::size_t> SearchSpace::box_neighbours(std::span<const std::uint32
     lo[p] = static_cast<std::uint32_t>(l);
     hi[p] = static_cast<std::uint32_t>(h);
   }
-  const auto self = index_of(config);
+  const auto self = space.index_of(config);
   std::vector<std::size_t> out;
-  for_each_in_box(lo, hi, [&](std::size_t r) {
+  for_each_in_box(space, lo, hi, [&](std::size_t r) {
     if (!self || r != *self) out.push_back(r);
   });
   return out;
@@ -124,23 +132,24 @@ std::vector<std::size_t> SearchSpace::box_neighbours(std::span<const std::uint32
 // so the cache misses overlap). A query with one out-of-range index can only move in that parameter; with two or
 // more it has no Hamming neighbours. Hamming-adjacent keeps, per parameter, the found neighbours nearest below and
 // above the query's index.
-std::vector<std::size_t> SearchSpace::hamming_neighbours(std::span<const std::uint32_t> config,
-                                                         bool adjacent_only) const {
-  const std::size_t d = num_params();
+std::vector<std::size_t> SearchSpace::Index::hamming_neighbours(const SearchSpace& space,
+                                                                std::span<const std::uint32_t> config,
+                                                                bool adjacent_only) const {
+  const std::size_t d = space.num_params();
   std::size_t out_of_range = d;  // the single out-of-range parameter, or d if none
   for (std::size_t p = 0; p < d; ++p) {
-    if (config[p] < param_values(p).size()) continue;
+    if (config[p] < space.param_values(p).size()) continue;
     if (out_of_range != d) return {};
     out_of_range = p;
   }
   std::vector<Edit> edits;
   for (std::size_t i = 0; i < d; ++i) {
     if (out_of_range != d && out_of_range != i) continue;
-    for (std::uint32_t v : used_[i])
+    for (std::uint32_t v : space.used_[i])
       if (v != config[i]) edits.push_back({static_cast<std::uint32_t>(i), v});
   }
   std::vector<std::size_t> rows(edits.size());
-  find_variants(config.data(), edits, rows.data());
+  find_variants(space, config.data(), edits, rows.data());
   constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
   std::vector<std::size_t> out;
   if (!adjacent_only) {
@@ -171,18 +180,20 @@ std::vector<std::size_t> SearchSpace::hamming_neighbours(std::span<const std::ui
 // children are the present values of the next column, visited outward from the query's value, so the first child
 // whose partial distance plus the lower bound of the remaining columns exceeds the best found ends the node. Near the
 // root the children come from the trie, deeper from galloping searches; small ranges are scanned row by row.
-std::vector<std::size_t> SearchSpace::closest(std::span<const std::uint32_t> config, bool allow_exact) const {
-  const std::size_t d = num_params();
-  if (config.size() != d || size() == 0) return {};
+std::vector<std::size_t> SearchSpace::Index::closest(const SearchSpace& space, std::span<const std::uint32_t> config,
+                                                     bool allow_exact) const {
+  const std::size_t d = space.num_params();
+  if (config.size() != d || space.size() == 0) return {};
   if (d == 0) return allow_exact ? std::vector<std::size_t>{0} : std::vector<std::size_t>{};
-  const auto& ord = lex_order();
+  const auto& ord = space.lex_order();
+  const IndexMatrix& matrix = space.matrix_;
   const std::size_t levels = trie_levels();
   constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
   // suffix[k]: lower bound of the distance over columns ord[k..d): each column's distance to its nearest used value.
   std::vector<std::uint64_t> suffix(d + 1, 0);
   for (std::size_t k = d; k-- > 0;) {
     const std::size_t p = ord[k];
-    const auto& used = used_[p];
+    const auto& used = space.used_[p];
     const std::uint32_t v = config[p];
     std::uint64_t nearest = unbounded / 2;
     const auto it = std::lower_bound(used.begin(), used.end(), v);
@@ -208,7 +219,7 @@ std::vector<std::size_t> SearchSpace::closest(std::span<const std::uint32_t> con
       for (std::size_t r = begin; r < end; ++r) {
         std::uint64_t dist = partial;
         for (std::size_t k = depth; k < d && dist <= best; ++k)
-          dist += distance(matrix_.get(r, ord[k]), config[ord[k]]);
+          dist += distance(matrix.get(r, ord[k]), config[ord[k]]);
         offer(r, dist);
       }
       return;
@@ -220,19 +231,19 @@ std::vector<std::size_t> SearchSpace::closest(std::span<const std::uint32_t> con
     // Right cursor: first child with value >= pv; left cursor: the children before it, walked downward.
     std::size_t right, left_end, left_begin, right_end;
     if (trie) {
-      const auto& values = trie_value_[depth];
+      const auto& values = trie_value[depth];
       right = static_cast<std::size_t>(std::lower_bound(values.begin() + static_cast<std::ptrdiff_t>(cb),
                                                         values.begin() + static_cast<std::ptrdiff_t>(ce), pv) -
                                        values.begin());
       left_begin = cb;
       right_end = ce;
     } else {
-      right = lower_row(begin, end, depth, pv);
+      right = lower_row(space, begin, end, depth, pv);
       left_begin = begin;
       right_end = end;
     }
     left_end = right;
-    auto value_at = [&](std::size_t i) { return trie ? trie_value_[depth][i] : matrix_.get(i, col); };
+    auto value_at = [&](std::size_t i) { return trie ? trie_value[depth][i] : matrix.get(i, col); };
     while (right < right_end || left_end > left_begin) {
       const std::uint64_t dist_right = right < right_end ? value_at(right) - std::uint64_t{pv} : unbounded;
       const std::uint64_t dist_left = left_end > left_begin ? std::uint64_t{pv} - value_at(left_end - 1) : unbounded;
@@ -242,20 +253,20 @@ std::vector<std::size_t> SearchSpace::closest(std::span<const std::uint32_t> con
       std::size_t b, e, child_b = 0, child_e = 0;
       if (trie) {
         const std::size_t node = go_right ? right++ : --left_end;
-        b = trie_rows_[depth][node];
-        e = trie_rows_[depth][node + 1];
+        b = trie_rows[depth][node];
+        e = trie_rows[depth][node + 1];
         if (depth + 1 < levels) {
-          child_b = trie_children_[depth][node];
-          child_e = trie_children_[depth][node + 1];
+          child_b = trie_children[depth][node];
+          child_e = trie_children[depth][node + 1];
         }
       } else if (go_right) {
-        const std::uint32_t v = matrix_.get(right, col);
+        const std::uint32_t v = matrix.get(right, col);
         b = right;
-        e = lower_row(right, end, depth, v + 1);
+        e = lower_row(space, right, end, depth, v + 1);
         right = e;
       } else {
-        const std::uint32_t v = matrix_.get(left_end - 1, col);
-        b = lower_row(begin, left_end, depth, v);
+        const std::uint32_t v = matrix.get(left_end - 1, col);
+        b = lower_row(space, begin, left_end, depth, v);
         e = left_end;
         left_end = b;
       }
@@ -263,7 +274,7 @@ std::vector<std::size_t> SearchSpace::closest(std::span<const std::uint32_t> con
       else self(self, b, e, depth + 1, cost, child_b, child_e);
     }
   };
-  visit(visit, 0, size(), 0, 0, 0, levels > 0 ? trie_value_[0].size() : 0);
+  visit(visit, 0, space.size(), 0, 0, 0, levels > 0 ? trie_value[0].size() : 0);
   std::sort(found.begin(), found.end());
   return found;
 }

@@ -10,6 +10,8 @@
 
 #include "ktune/search_space.hpp"
 
+#include "space/search_space_index.hpp"
+
 namespace ktune {
 
 namespace {
@@ -88,7 +90,7 @@ std::vector<std::size_t> SearchSpace::lhs_sample(std::size_t n, Rng& rng) const 
     if (auto exact = index_of(point)) {
       index = *exact;
     } else {
-      const auto nearest = closest(point, true);
+      const auto nearest = index_->closest(*this, point, true);
       if (nearest.empty()) continue;  // cannot happen for a non-empty space
       index = nearest.front();
     }

@@ -1,6 +1,8 @@
-// SearchSpace core: construction from a sorted matrix, the eager indexes (bounds, used values, hash index, value
-// lookups) and the conversions between indices, configurations and values.
+// SearchSpace core: construction from a sorted matrix, the eager indexes (bounds, used values, hash index, prefix
+// trie, value lookups) and the conversions between indices, configurations and values.
 #include "ktune/search_space.hpp"
+
+#include "space/search_space_index.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -74,17 +76,8 @@ class EncodedKey {
 
 }  // namespace
 
-// Per parameter: numeric values sorted by their double value (Python equality across bool/int/float implies equal
-// doubles, so equal_range finds every candidate), strings in a hash map, anything else scanned.
-struct SearchSpace::ValueLookup {
-  std::vector<std::pair<double, std::uint32_t>> numeric;
-  std::unordered_map<std::string, std::uint32_t> strings;
-  std::vector<std::uint32_t> others;
-};
-
 SearchSpace::SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport report)
-    : problem_(std::move(problem)), matrix_(std::move(matrix)), report_(std::move(report)),
-      cache_(std::make_unique<NeighbourCache>()) {
+    : problem_(std::move(problem)), matrix_(std::move(matrix)), report_(std::move(report)) {
   const std::size_t d = problem_.parameters.size();
   if (matrix_.cols() != d)
     throw std::invalid_argument(fmt::format("search space: the matrix has {} columns for {} parameters",
@@ -102,7 +95,7 @@ SearchSpace::SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport
     seen[p] = 1;
   }
   if (!permutation) throw std::invalid_argument("search space: the lexicographic order is not a permutation");
-  finish_indexes();
+  index_ = std::make_unique<Index>(*this);
 }
 
 SearchSpace::SearchSpace(SearchSpace&&) noexcept = default;
@@ -168,30 +161,31 @@ SearchSpace SearchSpace::from_configs(Problem problem, const std::vector<Config>
   return space;
 }
 
-void SearchSpace::finish_indexes() {
-  switch (matrix_.width()) {  // one dispatch on the element width; raw loads in the passes below
-    case 1: index_rows(reinterpret_cast<const std::uint8_t*>(matrix_.data())); break;
-    case 2: index_rows(reinterpret_cast<const std::uint16_t*>(matrix_.data())); break;
-    default: index_rows(reinterpret_cast<const std::uint32_t*>(matrix_.data())); break;
+SearchSpace::Index::Index(SearchSpace& space) {
+  const IndexMatrix& matrix = space.matrix_;
+  switch (matrix.width()) {  // one dispatch on the element width; raw loads in the passes below
+    case 1: index_rows(space, reinterpret_cast<const std::uint8_t*>(matrix.data())); break;
+    case 2: index_rows(space, reinterpret_cast<const std::uint16_t*>(matrix.data())); break;
+    default: index_rows(space, reinterpret_cast<const std::uint32_t*>(matrix.data())); break;
   }
 }
 
 template <class T>
-void SearchSpace::index_rows(const T* data) {
-  const std::size_t d = num_params();
-  const std::size_t n = size();
-  const auto& ord = report_.order;
+void SearchSpace::Index::index_rows(SearchSpace& space, const T* data) {
+  const std::size_t d = space.num_params();
+  const std::size_t n = space.size();
+  const auto& ord = space.report_.order;
 
   // The hash index is built on a second thread (large spaces) while this one computes the used values (true
   // bounds), the first lexicographic depth at which each row differs from the previous one, and the prefix index.
   // One thread inserts in row order, so the table is the same whatever the threading.
   const std::size_t slots = (n > 0 && d > 0) ? std::max<std::size_t>(n + n / 2 + n / 8, 4) : 0;  // load ~0.6
-  hash_slots_.clear();
-  hash_mask_ = slots;  // the number of slots
+  hash_slots.clear();
+  hash_slot_count = slots;
   std::exception_ptr hash_failure;
   auto build_hash = [this, data, n, d, slots, &hash_failure] {
     try {
-      hash_slots_.assign(slots, 0);
+      hash_slots.assign(slots, 0);
       // Home slots first, then the inserts with the slots a few rows ahead prefetched: the table is larger than
       // the caches, and overlapping its misses is what makes this pass fast.
       std::vector<std::uint32_t> home(n);
@@ -203,10 +197,10 @@ void SearchSpace::index_rows(const T* data) {
       }
       constexpr std::size_t ahead = 16;
       for (std::size_t r = 0; r < n; ++r) {
-        if (r + ahead < n) __builtin_prefetch(&hash_slots_[home[r + ahead]], 1);
+        if (r + ahead < n) __builtin_prefetch(&hash_slots[home[r + ahead]], 1);
         std::size_t s = home[r];
-        while (hash_slots_[s] != 0) s = next_slot(s, slots);
-        hash_slots_[s] = static_cast<std::uint32_t>(r + 1);
+        while (hash_slots[s] != 0) s = next_slot(s, slots);
+        hash_slots[s] = static_cast<std::uint32_t>(r + 1);
       }
     } catch (...) {
       hash_failure = std::current_exception();
@@ -219,7 +213,7 @@ void SearchSpace::index_rows(const T* data) {
   }
 
   std::vector<std::vector<char>> present(d);
-  for (std::size_t p = 0; p < d; ++p) present[p].assign(param_values(p).size(), 0);
+  for (std::size_t p = 0; p < d; ++p) present[p].assign(space.param_values(p).size(), 0);
   std::vector<std::uint8_t> diff(n, 0);
   std::vector<std::size_t> starts(d, 0);  // rows with diff == k
   for (std::size_t r = 0; r < n; ++r) {
@@ -233,27 +227,27 @@ void SearchSpace::index_rows(const T* data) {
     diff[r] = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
     if (k < d) ++starts[k];
   }
-  lower_.assign(d, 0);
-  upper_.assign(d, 0);
-  used_.assign(d, {});
+  space.lower_.assign(d, 0);
+  space.upper_.assign(d, 0);
+  space.used_.assign(d, {});
   for (std::size_t p = 0; p < d; ++p) {
     for (std::uint32_t v = 0; v < present[p].size(); ++v)
-      if (present[p][v]) used_[p].push_back(v);
-    if (!used_[p].empty()) {
-      lower_[p] = used_[p].front();
-      upper_[p] = used_[p].back();
+      if (present[p][v]) space.used_[p].push_back(v);
+    if (!space.used_[p].empty()) {
+      space.lower_[p] = space.used_[p].front();
+      space.upper_[p] = space.used_[p].back();
     }
   }
 
   // Prefix trie over the top levels. Row r starts a new node in every level >= diff[r]. Level k has
   // #{r : diff[r] <= k} nodes.
-  trie_value_.clear();
-  trie_rows_.clear();
-  trie_children_.clear();
+  trie_value.clear();
+  trie_rows.clear();
+  trie_children.clear();
   if (n > 0 && d > 0) {
     // Node budget: what keeps the eager structures within ~24 bytes per configuration (12 bytes per node), at
     // least n/4 nodes; construction transients then keep the peak near 32 bytes per configuration.
-    const std::size_t base = matrix_.memory_bytes() + slots * sizeof(std::uint32_t);
+    const std::size_t base = space.matrix_.memory_bytes() + slots * sizeof(std::uint32_t);
     std::size_t budget = std::max(n / 4, (24 * n > base ? 24 * n - base : 0) / 12);
     if (const std::size_t cap = trie_budget_cap.load(); cap != no_cap) budget = std::min(budget, cap);
     std::size_t levels = 0, total = 0, nodes = 0;
@@ -263,81 +257,81 @@ void SearchSpace::index_rows(const T* data) {
       total += nodes;
       ++levels;
     }
-    trie_value_.resize(levels);
-    trie_rows_.resize(levels);
-    trie_children_.resize(levels > 0 ? levels - 1 : 0);
+    trie_value.resize(levels);
+    trie_rows.resize(levels);
+    trie_children.resize(levels > 0 ? levels - 1 : 0);
     for (std::size_t k = 0, count = 0; k < levels; ++k) {  // exact sizes: no growth transients
       count += starts[k];
-      trie_value_[k].reserve(count);
-      trie_rows_[k].reserve(count + 1);
-      if (k + 1 < levels) trie_children_[k].reserve(count + 1);
+      trie_value[k].reserve(count);
+      trie_rows[k].reserve(count + 1);
+      if (k + 1 < levels) trie_children[k].reserve(count + 1);
     }
     for (std::size_t r = 0; r < n; ++r)
       for (std::size_t k = diff[r]; k < levels; ++k) {
-        trie_value_[k].push_back(data[r * d + ord[k]]);
-        trie_rows_[k].push_back(static_cast<std::uint32_t>(r));
-        if (k + 1 < levels) trie_children_[k].push_back(static_cast<std::uint32_t>(trie_value_[k + 1].size()));
+        trie_value[k].push_back(data[r * d + ord[k]]);
+        trie_rows[k].push_back(static_cast<std::uint32_t>(r));
+        if (k + 1 < levels) trie_children[k].push_back(static_cast<std::uint32_t>(trie_value[k + 1].size()));
       }
     for (std::size_t k = 0; k < levels; ++k) {
-      trie_rows_[k].push_back(static_cast<std::uint32_t>(n));
-      if (k + 1 < levels) trie_children_[k].push_back(static_cast<std::uint32_t>(trie_value_[k + 1].size()));
+      trie_rows[k].push_back(static_cast<std::uint32_t>(n));
+      if (k + 1 < levels) trie_children[k].push_back(static_cast<std::uint32_t>(trie_value[k + 1].size()));
     }
   }
 
   // Value lookups for config_of.
-  value_lookup_.clear();
+  value_lookup.reserve(d);
   for (std::size_t p = 0; p < d; ++p) {
-    auto lookup = std::make_unique<ValueLookup>();
-    const auto& values = param_values(p);
+    ValueLookup& lookup = value_lookup.emplace_back();
+    const auto& values = space.param_values(p);
     for (std::uint32_t j = 0; j < values.size(); ++j) {
       const Value& v = values[j];
-      if (v.is_numeric()) lookup->numeric.emplace_back(v.to_double(), j);
-      else if (v.is_string()) lookup->strings.emplace(v.as_string(), j);  // first wins; lists hold no duplicates
-      else lookup->others.push_back(j);
+      if (v.is_numeric()) lookup.numeric.emplace_back(v.to_double(), j);
+      else if (v.is_string()) lookup.strings.emplace(v.as_string(), j);  // first wins; lists hold no duplicates
+      else lookup.others.push_back(j);
     }
-    std::stable_sort(lookup->numeric.begin(), lookup->numeric.end(),
+    std::stable_sort(lookup.numeric.begin(), lookup.numeric.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    value_lookup_.push_back(std::move(lookup));
   }
   if (hasher.joinable()) hasher.join();
   if (hash_failure) std::rethrow_exception(hash_failure);
 }
 
-void SearchSpace::set_trie_budget_for_testing(std::optional<std::size_t> nodes) {
+void set_trie_budget_for_testing(std::optional<std::size_t> nodes) {
   trie_budget_cap.store(nodes ? *nodes : no_cap);
 }
 
-std::optional<std::size_t> SearchSpace::find_row(const std::uint32_t* config) const {
-  const std::size_t d = num_params();
-  if (hash_slots_.empty()) return std::nullopt;
-  const unsigned width = matrix_.width();
+std::optional<std::size_t> SearchSpace::Index::find_row(const SearchSpace& space, const std::uint32_t* config) const {
+  const std::size_t d = space.num_params();
+  if (hash_slots.empty()) return std::nullopt;
+  const unsigned width = space.matrix_.width();
   const std::size_t row_bytes = d * width;
   EncodedKey encoded(config, d, width);
   std::uint8_t* key = encoded.data();
   std::uint64_t h = kHashSeed;
   for (std::size_t c = 0; c < d; ++c) h = mix_step(h, config[c]);
-  std::uint64_t s = home_slot(mix_final(h), hash_mask_);
-  const std::uint8_t* data = matrix_.data();
+  std::uint64_t s = home_slot(mix_final(h), hash_slot_count);
+  const std::uint8_t* data = space.matrix_.data();
   for (;;) {
-    const std::uint32_t slot = hash_slots_[s];
+    const std::uint32_t slot = hash_slots[s];
     if (slot == 0) return std::nullopt;
     const std::size_t r = slot - 1;
     if (std::memcmp(data + r * row_bytes, key, row_bytes) == 0) return r;
-    s = next_slot(s, hash_mask_);
+    s = next_slot(s, hash_slot_count);
   }
 }
 
-void SearchSpace::find_variants(const std::uint32_t* config, std::span<const Edit> edits, std::size_t* rows) const {
+void SearchSpace::Index::find_variants(const SearchSpace& space, const std::uint32_t* config, std::span<const Edit> edits,
+                                       std::size_t* rows) const {
   constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
-  const std::size_t d = num_params();
+  const std::size_t d = space.num_params();
   const std::size_t k = edits.size();
-  if (hash_slots_.empty()) {
+  if (hash_slots.empty()) {
     std::fill(rows, rows + k, none);
     return;
   }
-  const unsigned width = matrix_.width();
+  const unsigned width = space.matrix_.width();
   const std::size_t row_bytes = d * width;
-  const std::uint8_t* data = matrix_.data();
+  const std::uint8_t* data = space.matrix_.data();
   // Hash states after each prefix of config: a variant's hash continues from the state before its parameter.
   std::vector<std::uint64_t> prefix(d + 1);
   prefix[0] = kHashSeed;
@@ -347,12 +341,12 @@ void SearchSpace::find_variants(const std::uint32_t* config, std::span<const Edi
   for (std::size_t e = 0; e < k; ++e) {
     std::uint64_t h = mix_step(prefix[edits[e].param], edits[e].value);
     for (std::size_t c = edits[e].param + 1; c < d; ++c) h = mix_step(h, config[c]);
-    slot[e] = home_slot(mix_final(h), hash_mask_);
-    __builtin_prefetch(&hash_slots_[slot[e]]);
+    slot[e] = home_slot(mix_final(h), hash_slot_count);
+    __builtin_prefetch(&hash_slots[slot[e]]);
   }
   // Pass 2: first candidate rows, prefetched.
   for (std::size_t e = 0; e < k; ++e) {
-    const std::uint32_t v = hash_slots_[slot[e]];
+    const std::uint32_t v = hash_slots[slot[e]];
     rows[e] = v == 0 ? none : v - 1;
     if (v != 0) __builtin_prefetch(data + rows[e] * row_bytes);
   }
@@ -373,8 +367,8 @@ void SearchSpace::find_variants(const std::uint32_t* config, std::span<const Edi
         rows[e] = r;
         break;
       }
-      s = next_slot(s, hash_mask_);
-      const std::uint32_t v = hash_slots_[s];
+      s = next_slot(s, hash_slot_count);
+      const std::uint32_t v = hash_slots[s];
       if (v == 0) break;
       r = v - 1;
     }
@@ -388,18 +382,20 @@ std::optional<std::size_t> SearchSpace::index_of(std::span<const std::uint32_t> 
   for (std::size_t p = 0; p < d; ++p)
     if (config[p] >= param_values(p).size()) return std::nullopt;
   if (d == 0) return std::size_t{0};
-  return find_row(config.data());
+  return index_->find_row(*this, config.data());
 }
 
-std::size_t SearchSpace::lower_row(std::size_t begin, std::size_t end, std::size_t depth, std::uint32_t value) const {
-  const std::size_t col = report_.order[depth];
+std::size_t SearchSpace::Index::lower_row(const SearchSpace& space, std::size_t begin, std::size_t end,
+                                          std::size_t depth, std::uint32_t value) {
+  const IndexMatrix& matrix = space.matrix_;
+  const std::size_t col = space.report_.order[depth];
   // Galloping from begin, then binary search: cheap when the answer is near begin, O(log n) otherwise.
-  if (begin >= end || matrix_.get(begin, col) >= value) return begin;
+  if (begin >= end || matrix.get(begin, col) >= value) return begin;
   std::size_t lo = begin;  // invariant: get(lo) < value
   std::size_t step = 1;
   std::size_t hi = end;    // invariant: hi == end or get(hi) >= value
   while (lo + step < end) {
-    if (matrix_.get(lo + step, col) >= value) { hi = lo + step; break; }
+    if (matrix.get(lo + step, col) >= value) { hi = lo + step; break; }
     lo += step;
     step *= 2;
   }
@@ -408,7 +404,7 @@ std::size_t SearchSpace::lower_row(std::size_t begin, std::size_t end, std::size
   std::size_t first = lo + 1;
   while (count > 0) {
     const std::size_t half = count / 2;
-    if (matrix_.get(first + half, col) < value) {
+    if (matrix.get(first + half, col) < value) {
       first += half + 1;
       count -= half + 1;
     } else {
@@ -448,7 +444,7 @@ std::optional<Config> SearchSpace::config_of(const std::vector<Value>& values) c
   Config out(d);
   for (std::size_t p = 0; p < d; ++p) {
     const Value& v = values[p];
-    const ValueLookup& lookup = *value_lookup_[p];
+    const Index::ValueLookup& lookup = index_->value_lookup[p];
     const auto& list = param_values(p);
     std::optional<std::uint32_t> found;
     if (v.is_numeric()) {
@@ -487,15 +483,20 @@ std::vector<std::size_t> SearchSpace::tunable_params() const {
 }
 
 std::size_t SearchSpace::memory_bytes() const {
-  std::size_t bytes = matrix_.memory_bytes() + hash_slots_.capacity() * sizeof(std::uint32_t);
+  std::size_t bytes = matrix_.memory_bytes() + (index_ ? index_->memory_bytes() : 0);
   bytes += (lower_.capacity() + upper_.capacity()) * sizeof(std::uint32_t);
   for (const auto& u : used_) bytes += u.capacity() * sizeof(std::uint32_t);
-  for (const auto* level : {&trie_value_, &trie_rows_, &trie_children_})
+  return bytes;
+}
+
+std::size_t SearchSpace::Index::memory_bytes() const {
+  std::size_t bytes = hash_slots.capacity() * sizeof(std::uint32_t);
+  for (const auto* level : {&trie_value, &trie_rows, &trie_children})
     for (const auto& v : *level) bytes += v.capacity() * sizeof(std::uint32_t);
-  for (const auto& l : value_lookup_) {
-    bytes += sizeof(ValueLookup) + l->numeric.capacity() * sizeof(l->numeric[0]) +
-             l->others.capacity() * sizeof(std::uint32_t);
-    for (const auto& [s, j] : l->strings) bytes += s.capacity() + sizeof(j) + 2 * sizeof(void*);
+  for (const auto& l : value_lookup) {
+    bytes += sizeof(ValueLookup) + l.numeric.capacity() * sizeof(l.numeric[0]) +
+             l.others.capacity() * sizeof(std::uint32_t);
+    for (const auto& [s, j] : l.strings) bytes += s.capacity() + sizeof(j) + 2 * sizeof(void*);
   }
   return bytes;
 }

@@ -6,10 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "io/lenient_json.hpp"
-#include "ktune/io/cache_reader.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
-#include "ktune/io/results_file.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "ktune/io/cache_reader.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
 
 #include <cctype>
 #include <filesystem>

@@ -6,10 +6,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "io/kernel_tuner_cache.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/io/results_file.hpp"
+#include "io/cache_layout.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
-#include "ktune/io/results_file.hpp"
 #include "results_expectations.hpp"
 #include "temp_files.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "ktune/io/results_file.hpp"
+#include "ktune/io/results_csv.hpp"
 
 namespace ktune::io {
 namespace {

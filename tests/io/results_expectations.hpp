@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "ktune/io/results_file.hpp"
-#include "ktune/tuning/evaluation_record.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/evaluation_record.hpp"
 
 namespace ktune::testing {
 

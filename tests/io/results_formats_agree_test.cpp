@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "ktune/io/kernel_tuner_cache.hpp"
 #include "ktune/io/results_file.hpp"
 #include "results_expectations.hpp"
 #include "temp_files.hpp"

@@ -7,6 +7,8 @@
 
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/io/t4_results.hpp"
 #include "ktune/io/results_file.hpp"
 #include "results_expectations.hpp"
 #include "temp_files.hpp"

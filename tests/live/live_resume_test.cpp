@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/io/kernel_tuner_cache.hpp"
 #include "ktune/io/results_file.hpp"
 #include "ktune/live/backend.hpp"
 #include "run_ktune.hpp"

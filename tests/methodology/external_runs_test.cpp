@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/t4_results.hpp"
 #include "ktune/io/results_file.hpp"
 #include "ktune/methodology/external_runs.hpp"
 #include "shared_data.hpp"

@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "space/search_space_index.hpp"
 #include "space_reference.hpp"
 
 namespace ktune {
@@ -26,8 +27,8 @@ constexpr NeighbourMethod kMethods[] = {NeighbourMethod::StrictlyAdjacent, Neigh
 
 // Sets the trie budget for spaces built in its scope; restores the normal budget at exit (also on a failed ASSERT).
 struct TrieBudget {
-  explicit TrieBudget(std::optional<std::size_t> nodes) { SearchSpace::set_trie_budget_for_testing(nodes); }
-  ~TrieBudget() { SearchSpace::set_trie_budget_for_testing(std::nullopt); }
+  explicit TrieBudget(std::optional<std::size_t> nodes) { set_trie_budget_for_testing(nodes); }
+  ~TrieBudget() { set_trie_budget_for_testing(std::nullopt); }
 };
 constexpr std::optional<std::size_t> kBudgets[] = {std::nullopt, 0, 16};
 

@@ -62,7 +62,7 @@ class CompiledExpression {
   std::size_t num_locals_ = 0;                   // comprehension loop variables
   std::vector<std::vector<std::int64_t>> int_sets_;  // sorted constant int lists for fast `in`
   // Statically typed numeric program on unboxed registers (empty if the expression does not qualify); it bails
-  // out to code_ on anything unusual. Encoding in compiled_expression.cpp.
+  // out to code_ on anything unusual. Encoding in src/expr/bytecode.hpp.
   std::vector<std::uint64_t> fast_code_;
   std::vector<std::uint64_t> fast_consts_;
   bool evaluate_truthy(const Value* slots) const;  // evaluate(slots).truthy() without building a Value

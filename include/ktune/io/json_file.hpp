@@ -27,6 +27,8 @@ std::optional<std::pair<std::size_t, std::string>> json_text_problem(std::string
 // does a json_text_problem.
 nlohmann::json parse_json_text(const std::string& text, const std::string& source_name,
                                const nlohmann::json::parser_callback_t& callback = nullptr);
+// The same keeping the key order of objects (a T1 file's Metrics and Defines are evaluated in file order).
+nlohmann::ordered_json parse_ordered_json_text(const std::string& text, const std::string& source_name);
 
 // Throws the InputError of a JSON syntax error at 0-based `byte` of `text` (with line and column).
 [[noreturn]] void throw_json_syntax_error(const std::string& text, std::size_t byte, const std::string& detail,

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ktune/io/results_file.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/tune.hpp"
 

@@ -24,9 +24,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/evaluation_record.hpp"
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/search_space.hpp"
-#include "ktune/tuning/evaluation_record.hpp"
 #include "ktune/tuning/objective.hpp"
 #include "ktune/tuning/tune.hpp"
 
@@ -108,9 +108,6 @@ class TuneJob {
 
  private:
   friend nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, bool with_trace);
-
-// What `ktune tune` prints: where it ran, the counts, the best configuration and its measurements, the Pareto front.
-void write_tune_summary(std::ostream& out, const TuneJob& job, const TuneOutcome& outcome);
   std::unique_ptr<State> state_;
 };
 

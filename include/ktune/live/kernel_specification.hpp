@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "ktune/live/backend.hpp"
 #include "ktune/live/kernel_argument.hpp"
 #include "ktune/problem.hpp"
@@ -160,6 +162,10 @@ double accuracy_error(std::string_view metric, const KernelArgument& expected, E
 KernelSpecification read_t1_kernel_specification(const std::string& path, const Problem& problem);
 // The same from the text of a T1 file (plain JSON); `path` names it in errors and is the base of relative file names.
 KernelSpecification parse_t1_kernel_specification(const std::string& text, const std::string& path,
+                                                  const Problem& problem);
+// The same from a T1 document parsed with its key order (io::parse_ordered_json_text), so that a caller reading the
+// problem too (parse_t1) parses the file once.
+KernelSpecification parse_t1_kernel_specification(const nlohmann::ordered_json& document, const std::string& path,
                                                   const Problem& problem);
 
 }  // namespace ktune::live

@@ -16,7 +16,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/budget.hpp"
 #include "ktune/tuning/cost_function.hpp"
-#include "ktune/tuning/evaluation_record.hpp"
+#include "ktune/evaluation_record.hpp"
 
 namespace ktune {
 

@@ -5,9 +5,9 @@
 #include <span>
 #include <string>
 
-#include "ktune/tuning/evaluation_record.hpp"
+#include "ktune/evaluation_record.hpp"
 #include "ktune/tuning/objective.hpp"
-#include "ktune/tuning/status.hpp"
+#include "ktune/status.hpp"
 
 namespace ktune {
 

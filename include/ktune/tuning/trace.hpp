@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ktune/tuning/objective.hpp"
-#include "ktune/tuning/status.hpp"
+#include "ktune/status.hpp"
 
 namespace ktune {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ktune/tuning/status.hpp"
+#include "ktune/status.hpp"
 #include "ktune/value.hpp"
 
 namespace ktune {

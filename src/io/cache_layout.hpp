@@ -1,5 +1,6 @@
 #pragma once
-// Reading a Kernel Tuner cache file with the positions of its entries, which resuming a file needs.
+// Where the entries of a Kernel Tuner cache file are: resuming a file (appending after its last complete entry)
+// needs the positions, not only the records.
 #include <cstddef>
 #include <string>
 

@@ -1,6 +1,6 @@
 // Reading Kernel Tuner cache files: the header through nlohmann (small), the entries straight into
 // EvaluationRecords with the pull parser (the bulk of the file).
-#include "io/kernel_tuner_cache.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "io/cache_layout.hpp"
 #include "io/lenient_json.hpp"
-#include "ktune/io/cache_reader.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
 

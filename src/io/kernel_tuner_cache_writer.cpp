@@ -1,5 +1,7 @@
 // Writing Kernel Tuner cache files as results arrive, in Kernel Tuner's own layout, so that an interrupted run
 // leaves a file that both tools read and resume.
+#include "ktune/io/kernel_tuner_cache.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -9,12 +11,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/cache_layout.hpp"
 #include "io/json_text.hpp"
-#include "io/kernel_tuner_cache.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/json_value.hpp"
-#include "ktune/io/results_file.hpp"
 
 namespace ktune::io {
 

@@ -1,4 +1,5 @@
-#include "ktune/io/cache_reader.hpp"
+// The tuning problem behind a Kernel Tuner cache file: its header read without building the entries.
+#include "ktune/io/kernel_tuner_cache.hpp"
 
 #include <algorithm>
 #include <cctype>

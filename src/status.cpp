@@ -1,4 +1,4 @@
-#include "ktune/tuning/status.hpp"
+#include "ktune/status.hpp"
 
 #include <array>
 

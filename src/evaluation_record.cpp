@@ -1,4 +1,4 @@
-#include "ktune/tuning/evaluation_record.hpp"
+#include "ktune/evaluation_record.hpp"
 
 #include <numeric>
 

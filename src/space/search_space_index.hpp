@@ -1,0 +1,284 @@
+#pragma once
+// The index structures behind a SearchSpace (its pImpl): the hash index of the rows, the prefix trie of the
+// lexicographic order, the value lookups of config_of and the lazily filled neighbour cache, with the queries that
+// walk them. Internal to src/space; the public header only holds a pointer to it.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "ktune/search_space.hpp"
+
+namespace ktune {
+
+// Caps the node count of the prefix trie of spaces built afterwards (0 = no trie; nullopt = the normal memory-based
+// budget), so tests reach the search paths the trie usually spares. Process-wide; for tests only.
+void set_trie_budget_for_testing(std::optional<std::size_t> nodes);
+
+struct SearchSpace::Index {
+  // Builds every structure from the space's sorted matrix (O(N d)), filling the space's bounds and used values too.
+  explicit Index(SearchSpace& space);
+
+  // --- hash index: row of a configuration --------------------------------------------------------------------
+  std::vector<std::uint32_t> hash_slots;  // open addressing: row index + 1, 0 = empty
+  std::uint64_t hash_slot_count = 0;       // not a power of two: see home_slot
+  // Row of a configuration whose length and value indices are already known to be in range; nullopt if absent.
+  std::optional<std::size_t> find_row(const SearchSpace& space, const std::uint32_t* config) const;
+  // Batched lookups of the variants of config with one parameter changed: for each edit (param, value), rows[k] is
+  // the row of config with config[param] = value, or SIZE_MAX. Every index except possibly edits' own parameter must
+  // be in range. Prefetches the hash slots and rows of all variants first so their cache misses overlap.
+  struct Edit {
+    std::uint32_t param, value;
+  };
+  void find_variants(const SearchSpace& space, const std::uint32_t* config, std::span<const Edit> edits,
+                     std::size_t* rows) const;
+
+  // --- prefix trie ---------------------------------------------------------------------------------------------
+  // The top levels of the lexicographic prefix tree, level by level, as many levels as keep the eager structures
+  // within ~30 bytes per configuration (at least size()/4 nodes). Level k holds the distinct prefixes of
+  // lex_order()[0..k], in row order. Node j of level k has value trie_value[k][j] in column lex_order()[k], rows
+  // [trie_rows[k][j], trie_rows[k][j+1]) and children [trie_children[k][j], trie_children[k][j+1]) in level k+1.
+  // Box and closest queries walk these small arrays instead of binary-searching the large (cache-missing) row
+  // ranges near the root.
+  std::vector<std::vector<std::uint32_t>> trie_value, trie_rows, trie_children;
+  std::size_t trie_levels() const { return trie_value.size(); }
+  // Ranges of at most this many rows are filtered row by row instead of being descended into.
+  static constexpr std::size_t scan_rows = 16;
+  // Rows [begin, end) share their columns lex_order()[0..depth); returns the first row r in [begin, end) with
+  // column lex_order()[depth] >= value (end if none).
+  static std::size_t lower_row(const SearchSpace& space, std::size_t begin, std::size_t end, std::size_t depth,
+                               std::uint32_t value);
+  // SearchSpace::for_each_in_box, inlined for the callers in src/space.
+  template <class F>
+  void for_each_in_box(const SearchSpace& space, std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi,
+                       F&& f) const;
+  template <class T, class F>
+  void box_walk(const SearchSpace& space, const T* data, std::span<const std::uint32_t> lo,
+                std::span<const std::uint32_t> hi, F& f) const;
+
+  // --- neighbour queries -----------------------------------------------------------------------------------------
+  std::vector<std::size_t> compute_neighbours(const SearchSpace& space, std::span<const std::uint32_t> config,
+                                              NeighbourMethod method) const;
+  std::vector<std::size_t> box_neighbours(const SearchSpace& space, std::span<const std::uint32_t> config,
+                                          bool strictly) const;
+  std::vector<std::size_t> hamming_neighbours(const SearchSpace& space, std::span<const std::uint32_t> config,
+                                              bool adjacent_only) const;
+  // Valid configurations minimising the L1 index distance to config (distance 0 allowed only if allow_exact);
+  // ascending. Branch and bound over the lexicographic prefix tree.
+  std::vector<std::size_t> closest(const SearchSpace& space, std::span<const std::uint32_t> config,
+                                   bool allow_exact) const;
+
+  // --- value lookups (config_of) ---------------------------------------------------------------------------------
+  // Per parameter: numeric values sorted by their double value (Python equality across bool/int/float implies equal
+  // doubles, so equal_range finds every candidate), strings in a hash map, anything else scanned.
+  struct ValueLookup {
+    std::vector<std::pair<double, std::uint32_t>> numeric;
+    std::unordered_map<std::string, std::uint32_t> strings;
+    std::vector<std::uint32_t> others;
+  };
+  std::vector<ValueLookup> value_lookup;
+
+  // --- neighbour cache -----------------------------------------------------------------------------------------
+  // Lazily filled neighbour lists, one map per method keyed by a 64-bit hash of the query; an entry keeps its query
+  // so a hash collision is detected (and simply not served). Cleared when it holds more than max_stored indices.
+  struct NeighbourCache {
+    struct Entry {
+      Config query;
+      std::vector<std::size_t> neighbours;
+    };
+    static constexpr std::size_t max_stored = std::size_t{1} << 23;  // indices (64 MiB)
+    std::mutex mutex;
+    std::array<std::unordered_map<std::uint64_t, Entry>, 5> maps;
+    std::size_t stored = 0;
+  };
+  mutable NeighbourCache cache;  // guarded by its own mutex
+
+  // Bytes held by the hash index, the trie and the value lookups.
+  std::size_t memory_bytes() const;
+
+ private:
+  template <class T>
+  void index_rows(SearchSpace& space, const T* data);  // the passes of the constructor over the raw matrix
+};
+
+template <class F>
+void SearchSpace::Index::for_each_in_box(const SearchSpace& space, std::span<const std::uint32_t> lo,
+                                         std::span<const std::uint32_t> hi, F&& f) const {
+  const std::size_t d = space.num_params();
+  if (space.size() == 0 || lo.size() != d || hi.size() != d) return;
+  for (std::size_t p = 0; p < d; ++p)
+    if (lo[p] > hi[p]) return;
+  if (d == 0) { f(std::size_t{0}); return; }
+  for (std::size_t p = 0; p < d; ++p)
+    if (lo[p] >= space.param_values(p).size()) return;  // no value index that high
+  switch (space.matrix_.width()) {  // one dispatch on the element width, raw loads below
+    case 1: box_walk(space, reinterpret_cast<const std::uint8_t*>(space.matrix_.data()), lo, hi, f); break;
+    case 2: box_walk(space, reinterpret_cast<const std::uint16_t*>(space.matrix_.data()), lo, hi, f); break;
+    default: box_walk(space, reinterpret_cast<const std::uint32_t*>(space.matrix_.data()), lo, hi, f); break;
+  }
+}
+
+template <class T, class F>
+void SearchSpace::Index::box_walk(const SearchSpace& space, const T* data, std::span<const std::uint32_t> lo_by_param,
+                           std::span<const std::uint32_t> hi_by_param, F& f) const {
+  // The matrix's bytes are only guaranteed byte-aligned: read wider elements with memcpy (a plain load in practice).
+  auto at = [data](std::size_t i) -> std::uint32_t {
+    if constexpr (sizeof(T) == 1) {
+      return data[i];
+    } else {
+      T v;
+      std::memcpy(&v, reinterpret_cast<const unsigned char*>(data) + i * sizeof(T), sizeof(T));
+      return v;
+    }
+  };
+  const std::size_t d = space.num_params();
+  const auto& ord = space.report_.order;
+  const std::size_t levels = trie_levels();
+  // Box bounds and column indices by lex depth.
+  constexpr std::size_t local = 32;
+  std::uint32_t lo_small[local], hi_small[local];
+  std::vector<std::uint32_t> lo_large, hi_large;
+  std::uint32_t* lo = lo_small;
+  std::uint32_t* hi = hi_small;
+  if (d > local) {
+    lo_large.resize(d);
+    hi_large.resize(d);
+    lo = lo_large.data();
+    hi = hi_large.data();
+  }
+  for (std::size_t k = 0; k < d; ++k) {
+    lo[k] = lo_by_param[ord[k]];
+    hi[k] = hi_by_param[ord[k]];
+  }
+  // First row in [b, e) whose column at `depth` is >= value (rows share the prefix above depth): gallop, then bisect.
+  auto lower = [&](std::size_t b, std::size_t e, std::size_t depth, std::uint32_t value) {
+    const std::size_t col = ord[depth];
+    if (b >= e || at(b * d + col) >= value) return b;
+    std::size_t low = b, step = 1, high = e;
+    while (low + step < e) {
+      if (at((low + step) * d + col) >= value) { high = low + step; break; }
+      low += step;
+      step *= 2;
+    }
+    std::size_t first = low + 1, count = high - low - 1;
+    while (count > 0) {
+      const std::size_t half = count / 2;
+      if (at((first + half) * d + col) < value) { first += half + 1; count -= half + 1; }
+      else count = half;
+    }
+    return first;
+  };
+  // Rows [b, e) share the prefix of lex depths [0, depth); report those inside the box in the other columns.
+#if defined(__SSE2__)
+  // Byte-wide rows of at most 16 columns are checked whole with one 16-byte load (the prefix columns are inside the
+  // box anyway; the bytes past the row get bounds [0, 255] and always pass).
+  const bool simd = sizeof(T) == 1 && d <= 16;
+  alignas(16) std::uint8_t lo_bytes[16], hi_bytes[16];
+  for (std::size_t p = 0; p < 16; ++p) {
+    lo_bytes[p] = p < d ? static_cast<std::uint8_t>(std::min<std::uint32_t>(lo_by_param[p], 255)) : 0;
+    hi_bytes[p] = p < d ? static_cast<std::uint8_t>(std::min<std::uint32_t>(hi_by_param[p], 255)) : 255;
+  }
+  const __m128i vlo = _mm_load_si128(reinterpret_cast<const __m128i*>(lo_bytes));
+  const __m128i vhi = _mm_load_si128(reinterpret_cast<const __m128i*>(hi_bytes));
+  const std::size_t simd_rows = space.size() * d >= 16 ? (space.size() * d - 16) / d + 1 : 0;  // rows r with r*d + 16 <= bytes
+  const std::size_t scan_limit = simd ? 32 : scan_rows;
+#else
+  const std::size_t scan_limit = scan_rows;
+#endif
+  auto scan = [&](std::size_t b, std::size_t e, std::size_t depth) {
+#if defined(__SSE2__)
+    if (simd) {
+      const auto* bytes = reinterpret_cast<const unsigned char*>(data);
+      const std::size_t simd_end = std::min(e, simd_rows);
+      for (; b < simd_end; ++b) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + b * d));
+        const __m128i ok =
+            _mm_and_si128(_mm_cmpeq_epi8(_mm_max_epu8(v, vlo), v), _mm_cmpeq_epi8(_mm_min_epu8(v, vhi), v));
+        if (_mm_movemask_epi8(ok) == 0xFFFF) f(b);
+      }
+    }
+#endif
+    for (std::size_t r = b; r < e; ++r) {
+      const std::size_t base = r * d;
+      std::size_t k = depth;
+      while (k < d) {
+        const std::uint32_t v = at(base + ord[k]);
+        if (v < lo[k] || v > hi[k]) break;
+        ++k;
+      }
+      if (k == d) f(r);
+    }
+  };
+  if (space.size() <= scan_limit) { scan(0, space.size(), 0); return; }
+  // Iterative DFS over the lexicographic order; values without configurations are skipped and rows are reported in
+  // ascending order. A frame holds rows [begin, end) sharing the prefix of lex depths [0, depth). Within the trie's
+  // levels it iterates the node's children [child, child_end) (values ascending); below, it finds each present
+  // value >= next by galloping search in the rows.
+  struct Frame { std::size_t begin, end; std::uint64_t next; std::size_t child, child_end; };
+  Frame frames_small[local];
+  std::vector<Frame> frames_large;
+  Frame* stack = frames_small;
+  if (d > local) {
+    frames_large.resize(d);
+    stack = frames_large.data();
+  }
+  std::size_t top = 0;  // number of frames
+  auto push = [&](std::size_t depth, std::size_t b, std::size_t e, std::size_t cb, std::size_t ce) {
+    if (e - b <= scan_limit) { scan(b, e, depth); return; }
+    if (depth < levels) {
+      const auto& values = trie_value[depth];
+      cb = static_cast<std::size_t>(std::lower_bound(values.begin() + static_cast<std::ptrdiff_t>(cb),
+                                                     values.begin() + static_cast<std::ptrdiff_t>(ce), lo[depth]) -
+                                    values.begin());
+    }
+    stack[top++] = {b, e, lo[depth], cb, ce};
+  };
+  push(0, 0, space.size(), 0, levels > 0 ? trie_value[0].size() : 0);
+  while (top > 0) {
+    const std::size_t depth = top - 1;
+    Frame& fr = stack[depth];
+    if (depth < levels) {
+      if (fr.child >= fr.child_end || trie_value[depth][fr.child] > hi[depth]) { --top; continue; }
+      const std::size_t node = fr.child++;
+      const std::size_t b = trie_rows[depth][node], e = trie_rows[depth][node + 1];
+      if (depth + 1 == d) { f(b); continue; }  // a leaf: one row
+      if (depth + 1 < levels)
+        push(depth + 1, b, e, trie_children[depth][node], trie_children[depth][node + 1]);
+      else
+        push(depth + 1, b, e, 0, 0);
+      continue;
+    }
+    const std::size_t col = ord[depth];
+    if (fr.next > hi[depth] || fr.begin >= fr.end) { --top; continue; }
+    const std::size_t b = lower(fr.begin, fr.end, depth, static_cast<std::uint32_t>(fr.next));
+    if (depth + 1 == d) {
+      // Last column: rows are unique, so the range holds distinct ascending values; scan them.
+      for (std::size_t r = b; r < fr.end && at(r * d + col) <= hi[depth]; ++r) f(r);
+      --top;
+      continue;
+    }
+    if (b >= fr.end) { --top; continue; }
+    const std::uint32_t found = at(b * d + col);
+    if (found > hi[depth]) { --top; continue; }
+    // Rows with this value end where the next value starts.
+    const std::size_t e = found == UINT32_MAX ? fr.end : lower(b, fr.end, depth, found + 1);
+    fr.next = std::uint64_t{found} + 1;
+    fr.begin = e;
+    push(depth + 1, b, e, 0, 0);
+  }
+}
+
+}  // namespace ktune
