@@ -6,8 +6,10 @@ FUZZ_SECONDS ?= 600
 JOBS       ?= 2
 SHARED     ?= $(abspath ../shared)
 PREFIX     ?= /usr/local
+PYTHON     ?= /usr/bin/python3
+PYTHON_SITE ?=
 
-.PHONY: setup build run test bench asan fuzz install clean
+.PHONY: setup build run test bench asan fuzz install python clean
 
 setup:
 	@bash scripts/setup.sh
@@ -29,8 +31,14 @@ test: build
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# The Python module (package ktune) into the user site of Debian's python3, or into PYTHON_SITE (a folder on
+# sys.path, e.g. a virtual environment's site-packages); docs/python.md.
+python: build
+	cmake --install $(BUILD) --component python --prefix "$(or $(PYTHON_SITE),$(shell $(PYTHON) -m site --user-site))"
+
 bench: build
 	./$(BUILD)/ktune_bench --benchmark_min_time=0.2
+	PYTHONPATH=$(BUILD)/python KTUNE_SHARED_DIR=$(SHARED) $(PYTHON) python/bench/simulation_overhead.py $(BUILD)/ktune
 
 asan: setup
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKTUNE_WERROR=ON -DKTUNE_SANITIZE=ON

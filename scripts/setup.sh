@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs (idempotently, by Debian package name) everything ktune needs to build, test, benchmark and fuzz
-# (clang and libclang-rt-dev, which has libFuzzer, for `make fuzz`).
+# (clang and libclang-rt-dev, which has libFuzzer, for `make fuzz`; Debian's python3 with its headers, numpy,
+# pytest and pybind11 for the Python module).
 set -euo pipefail
 PACKAGES=(
   build-essential cmake make g++ pkg-config
@@ -9,6 +10,7 @@ PACKAGES=(
   libeigen3-dev libnlopt-dev libnlopt-cxx-dev
   libffi-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   clang libclang-rt-dev
+  python3 python3-dev python3-numpy python3-pytest pybind11-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -130,6 +130,9 @@ Command add_tune_command(CLI::App& app) {
   sub->add_option("--derive", o->request.derived,
                   "Simulation: NAME=EXPRESSION, a measurement computed from each record's parameters and "
                   "measurements, usable as an objective (repeatable)");
+  sub->add_option("--restrict", o->request.restrictions,
+                  "A constraint (Python syntax) added to the problem's; in simulation, only recorded configurations "
+                  "that satisfy it are replayed (repeatable)");
   sub->add_flag("--maximize", o->maximize, "Maximise the objective (default: inferred from its name)");
   sub->add_flag("--minimize", o->minimize, "Minimise the objective");
   sub->add_flag("--charge-strategy-time", o->request.charge_strategy_time,

@@ -68,6 +68,22 @@ struct TuneJob::State {
 
 namespace {
 
+// The recorded configurations of `results` that satisfy `restrictions` as well: the results' own space (failures
+// included, invalid ones not) intersected with the space the restrictions allow over the same parameters.
+SearchSpace restricted_space_from_results(const io::ResultsFile& results, const std::vector<std::string>& restrictions) {
+  const SearchSpace recorded = space_from_results(results);
+  Problem restricted = results.problem;
+  restricted.constraints.insert(restricted.constraints.end(), restrictions.begin(), restrictions.end());
+  restricted.max_threads = std::nullopt;  // the recorded configurations already passed the device's limit
+  const SearchSpace allowed = SearchSpace::build(restricted);
+  std::vector<Config> kept;
+  for (std::size_t i = 0; i < recorded.size(); ++i) {
+    Config config = recorded.config_at(i);  // same parameters and value lists: the same value indices
+    if (allowed.index_of(config)) kept.push_back(std::move(config));
+  }
+  return SearchSpace::from_configs(std::move(restricted), kept);
+}
+
 nlohmann::json configuration_json(const Problem& problem, const std::vector<Value>& values) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t p = 0; p < problem.parameters.size(); ++p) j[problem.parameters[p].name] = io::value_to_json(values[p]);
@@ -203,6 +219,7 @@ void TuneJob::State::build_space_and_evaluator() {
       } else if (const auto device = live::probe_device(*spec, request.live.isolate); device.max_threads > 0) {
         problem->max_threads = static_cast<std::int64_t>(device.max_threads);
       }
+      problem->constraints.insert(problem->constraints.end(), request.restrictions.begin(), request.restrictions.end());
       space.emplace(SearchSpace::build(*problem));
       problem_size = spec->problem_size;
       // The worker process is forked here, before anything else runs threads.
@@ -217,7 +234,15 @@ void TuneJob::State::build_space_and_evaluator() {
     } else {
       if (problem && !request.implicit_block_constraint) problem->max_threads = std::nullopt;
       if (problem && request.max_threads) problem->max_threads = *request.max_threads;
-      space.emplace(problem ? SearchSpace::build(*problem) : space_from_results(*results));
+      if (problem) {
+        problem->constraints.insert(problem->constraints.end(), request.restrictions.begin(),
+                                    request.restrictions.end());
+        space.emplace(SearchSpace::build(*problem));
+      } else if (!request.restrictions.empty()) {
+        space.emplace(restricted_space_from_results(*results, request.restrictions));
+      } else {
+        space.emplace(space_from_results(*results));
+      }
       auto e = std::make_unique<SimulationEvaluator>(*space, results, objectives);
       simulation = e.get();
       evaluator = std::move(e);
@@ -232,7 +257,7 @@ void TuneJob::State::build_space_and_evaluator() {
   } catch (const ProblemError& e) {
     refuse_input(fmt::format("{}: {}", input_path(), e.what()));
   } catch (const expr::ExpressionError& e) {
-    refuse_input(fmt::format("{}: {}", request.problem_path, e.what()));
+    refuse_input(fmt::format("{}: {}", input_path(), e.what()));
   } catch (const io::InputError& e) {
     refuse_input(e.what());
   } catch (const live::BackendUnavailable& e) {

@@ -215,3 +215,44 @@ TEST(TuneJob, WritesT4AndCsvOfEveryEvaluation) {
 }
 
 }  // namespace
+
+TEST(TuneJob, RestrictionsNarrowASimulationToTheRecordedConfigurationsThatSatisfyThem) {
+  TuneRequest whole = simulated("brute_force");
+  whole.budget.max_evaluations.reset();
+  TuneJob all(std::move(whole));
+  TuneRequest narrowed = simulated("brute_force");
+  narrowed.budget.max_evaluations.reset();
+  narrowed.restrictions = {"block_size_x == 32", "tile_size_y <= 2"};
+  TuneJob job(std::move(narrowed));
+  const SearchSpace& space = job.space();
+  const std::size_t bx = *space.problem().parameter_index("block_size_x");
+  const std::size_t ty = *space.problem().parameter_index("tile_size_y");
+  std::size_t expected = 0;
+  for (std::size_t i = 0; i < all.space().size(); ++i) {
+    const auto values = all.space().values_at(i);
+    expected += values[bx].to_double() == 32 && values[ty].to_double() <= 2;
+  }
+  ASSERT_GT(expected, 0u);
+  ASSERT_LT(expected, all.space().size());
+  EXPECT_EQ(space.size(), expected);
+  const TuneOutcome outcome = job.run();
+  EXPECT_EQ(outcome.records.size(), expected);
+  for (const auto& record : outcome.records) {
+    EXPECT_EQ(record.config[bx].to_double(), 32);
+    EXPECT_LE(record.config[ty].to_double(), 2);
+  }
+}
+
+TEST(TuneJob, ABadRestrictionIsRefusedAsInputNamingTheFile) {
+  TuneRequest request = simulated();
+  request.restrictions = {"block_size_x == "};
+  EXPECT_EQ(refusal(request), JobError::Kind::input);
+  request.restrictions = {"no_such_parameter > 1"};
+  try {
+    TuneJob job(std::move(request));
+    ADD_FAILURE() << "not refused";
+  } catch (const JobError& e) {
+    EXPECT_NE(std::string(e.what()).find("MI250X_T4.json.gz"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no_such_parameter"), std::string::npos) << e.what();
+  }
+}

@@ -55,6 +55,9 @@ struct TuneRequest {
   std::optional<bool> maximize;         // the direction of every objective named without one (default: by name)
   std::string scalarize;                // several objectives, one-objective strategy: lexicographic, weighted_sum:W,..
   std::vector<std::string> derived;     // simulation: NAME=EXPRESSION measurements
+  // Constraints (Python syntax, as in a T1 file) added to the problem's: a live run tunes fewer configurations, a
+  // simulation replays only the recorded configurations that satisfy them (Kernel Tuner's tune_cache restrictions).
+  std::vector<std::string> restrictions;
   bool charge_strategy_time = false;
   std::optional<std::int64_t> max_threads;  // the implicit block-size limit
   bool implicit_block_constraint = true;

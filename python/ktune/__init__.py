@@ -1,0 +1,9 @@
+"""ktune: a Kernel Tuner drop-in. Replace ``kernel_tuner`` by ``ktune`` in a script's imports.
+
+The tuning itself runs in ktune's C++ library (the native module ``ktune._ktune``); this package gives it Kernel
+Tuner's Python interface. See docs/python.md for what is supported and what differs from Kernel Tuner.
+"""
+from ktune._ktune import JobError, __version__
+from ktune.interface import tune_cache, tune_kernel
+
+__all__ = ["JobError", "__version__", "tune_cache", "tune_kernel"]

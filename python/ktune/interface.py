@@ -1,0 +1,178 @@
+"""Kernel Tuner's public entry points (``tune_kernel``, ``tune_cache``) over ktune's tuning jobs.
+
+Arguments are translated into a job request for the C++ library and the job's records come back as Kernel Tuner's
+result dicts; no tuning rule lives here.
+"""
+import math
+import numbers
+import os
+import warnings
+
+from ktune import _ktune
+from ktune.util import config_output_string, error_config, get_config_string
+
+# Kernel Tuner's objective_default_map: objectives whose direction need not be given.
+_HIGHER_IS_BETTER = {
+    "time": False, "energy": False, "cost": False, "loss": False,
+    "fitness": True, "GFLOP/s": True, "TFLOP/s": True, "GB/s": True, "TB/s": True,
+    "GFLOPS/W": True, "TFLOPS/W": True, "GFLOP/J": True, "TFLOP/J": True,
+}
+
+# strategy_options keys that are not a strategy's hyperparameters.
+_BUDGET_OPTIONS = ("max_fevals", "time_limit")
+_IGNORED_OPTIONS = ("x0", "searchspace_construction_options")
+
+
+def _objectives(objective, objective_higher_is_better, objectives):
+    """Kernel Tuner's three ways of naming objectives, as ``NAME:min|max`` texts for the job."""
+    if objectives is not None:
+        if not isinstance(objectives, dict) or not objectives:
+            raise ValueError("objectives must be a non-empty dict of objective name -> higher_is_better")
+        names, directions = list(objectives.keys()), list(objectives.values())
+    else:
+        names = [objective or "time"] if not isinstance(objective, (list, tuple)) else list(objective)
+        if objective_higher_is_better is None:
+            directions = []
+            for name in names:
+                if name not in _HIGHER_IS_BETTER:
+                    raise ValueError(f"objective '{name}' is not known, so objective_higher_is_better must be given")
+                directions.append(_HIGHER_IS_BETTER[name])
+        elif isinstance(objective_higher_is_better, (list, tuple)):
+            directions = list(objective_higher_is_better)
+        else:
+            directions = [bool(objective_higher_is_better)] * len(names)
+        if len(directions) != len(names):
+            raise ValueError(f"{len(names)} objectives but {len(directions)} values of objective_higher_is_better")
+    return [f"{name}:{'max' if higher else 'min'}" for name, higher in zip(names, directions)], names
+
+
+def _python_literal(value):
+    """A parameter value as our Python-syntax constraint language writes it."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    raise TypeError(f"tune_params value {value!r} of type {type(value).__name__} is not a number, bool or string")
+
+
+def _restriction_texts(restrictions, tune_params):
+    """Restrictions as constraint texts: Kernel Tuner's string forms, plus each tune_params list as ``name in [...]``
+    (a script may tune a subset of the values a cache holds)."""
+    texts = []
+    if restrictions is not None:
+        if isinstance(restrictions, str):
+            restrictions = [restrictions]
+        if callable(restrictions):
+            raise NotImplementedError(
+                "callable restrictions are not supported yet by ktune's Python module; write them as strings "
+                "(Python expressions over the parameter names)")
+        for r in restrictions:
+            if not isinstance(r, str):
+                raise NotImplementedError(
+                    f"restriction {r!r} is not a string; only string restrictions are supported yet by ktune's "
+                    "Python module")
+            texts.append(r)
+    for name, values in (tune_params or {}).items():
+        texts.append(f"{name} in [{', '.join(_python_literal(v) for v in values)}]")
+    return texts
+
+
+def _strategy_settings(strategy, strategy_options):
+    """Budget and hyperparameters from ``strategy_options``; options the strategy does not have are ignored with a
+    warning, as Kernel Tuner ignores them."""
+    options = dict(strategy_options or {})
+    max_fevals = options.pop("max_fevals", None)
+    time_limit = options.pop("time_limit", None)
+    if max_fevals is not None and (not isinstance(max_fevals, numbers.Integral) or max_fevals < 1):
+        raise ValueError(f"strategy_options['max_fevals'] must be a positive integer, not {max_fevals!r}")
+    if time_limit is not None and (not isinstance(time_limit, numbers.Real) or not time_limit > 0
+                                   or not math.isfinite(time_limit)):
+        raise ValueError(f"strategy_options['time_limit'] must be a positive number of seconds, not {time_limit!r}")
+    seed = options.pop("seed", None)
+    known = set(_ktune.strategy_hyperparameters(strategy))
+    settings = []
+    for key, value in options.items():
+        if key in _IGNORED_OPTIONS:
+            continue
+        if key not in known:
+            warnings.warn(f"strategy '{strategy}' has no option '{key}'; ignored "
+                          f"(its options: {', '.join(sorted(known)) or 'none'})", stacklevel=3)
+            continue
+        settings.append(f"{key}={value}")
+    return settings, max_fevals, time_limit, seed
+
+
+def _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective, objective_higher_is_better,
+              objectives, seed, verbose, quiet, metrics):
+    if cache is None:
+        raise ValueError("simulation_mode needs a cache file (cache=...) to replay")
+    path = os.fspath(cache)
+    if not os.path.exists(path) and os.path.exists(path + ".json"):
+        path += ".json"  # Kernel Tuner appends .json to a cache name without it
+    if metrics:
+        raise NotImplementedError("metrics are not supported yet in simulation by ktune's Python module")
+    strategy = strategy or "brute_force"
+    if not isinstance(strategy, str):
+        raise NotImplementedError("custom strategy objects are not supported yet by ktune's Python module")
+    objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
+    settings, max_fevals, time_limit, option_seed = _strategy_settings(strategy, strategy_options)
+    if seed is None:
+        seed = option_seed if option_seed is not None else 0
+    out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts,
+                          _restriction_texts(restrictions, tune_params), int(seed))
+    results, env = out["results"], out["env"]
+    for message in out["messages"]:
+        warnings.warn(message, stacklevel=3)
+    for result in results:
+        if "__error__" in result:
+            result["__error__"] = error_config(result["__error__"])
+    units = {"time": "ms"}
+    shown = {name: None for name in out["parameters"]}
+    if not quiet:
+        print(f"Simulating: {env['device_name'] or env['kernel_name']}")
+        if verbose:
+            for result in results:
+                print(config_output_string(shown, result, units=units))
+    if out["best"] is not None:
+        best = results[out["best"]]
+        env["best_config"] = best
+        if not quiet:
+            print("best performing configuration:")
+            print(get_config_string(best, list(shown) + objective_names, units))
+    env["pareto_front"] = [results[i] for i in out["pareto_front"]]
+    return results, env
+
+
+def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params, grid_div_x=None, grid_div_y=None,
+                grid_div_z=None, restrictions=None, answer=None, atol=1e-6, verify=None, verbose=False, lang=None,
+                device=0, platform=0, smem_args=None, cmem_args=None, texmem_args=None, compiler=None,
+                compiler_options=None, defines=None, log=None, iterations=7, block_size_names=None, quiet=False,
+                strategy=None, strategy_options=None, cache=None, metrics=None, simulation_mode=False,
+                observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None):
+    """Kernel Tuner's tune_kernel: returns ``(results, env)``, a list of result dicts and the environment.
+
+    Today ktune's Python module runs the simulation mode (``simulation_mode=True`` with a brute-forced ``cache``);
+    live tuning from Python is not available yet (use ``ktune tune`` with a T1 file).
+    """
+    if not simulation_mode:
+        raise NotImplementedError(
+            "live tuning from Python is not available yet in ktune's Python module; use simulation_mode=True with a "
+            "brute-forced cache, or the ktune CLI with a T1 file (docs/live-tuning.md)")
+    return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
+                     objective_higher_is_better, objectives, seed, verbose, quiet, metrics)
+
+
+def tune_cache(cache_path, restrictions=None, **kwargs):
+    """Kernel Tuner's tune_cache: tunes in simulation from a brute-forced cache file (Kernel Tuner cache or T4) with
+    its own parameters; ``restrictions`` narrow it further. Takes tune_kernel's keyword arguments."""
+    unknown = set(kwargs) - {"strategy", "strategy_options", "tune_params", "objective", "objective_higher_is_better",
+                             "objectives", "seed", "verbose", "quiet", "metrics", "simulation_mode", "kernel_name",
+                             "problem_size", "cache"}
+    if unknown:
+        raise TypeError(f"tune_cache() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    return _simulate(cache_path, kwargs.get("strategy"), kwargs.get("strategy_options"), restrictions,
+                     kwargs.get("tune_params"), kwargs.get("objective"), kwargs.get("objective_higher_is_better"),
+                     kwargs.get("objectives"), kwargs.get("seed"), kwargs.get("verbose", False),
+                     kwargs.get("quiet", False), kwargs.get("metrics"))

@@ -1,0 +1,135 @@
+"""tune_cache and tune_kernel(simulation_mode=True): Kernel Tuner's simulation from a brute-forced cache, with
+Kernel Tuner's result dicts, its objectives, strategy_options and restrictions, and errors as Python exceptions."""
+import gzip
+import json
+import subprocess
+import warnings
+
+import pytest
+
+import ktune
+from ktune.util import ErrorConfig, InvalidConfig, get_config_string
+
+TIMING_KEYS = {"time", "times", "compile_time", "verification_time", "benchmark_time", "strategy_time",
+               "framework_time", "timestamp"}
+
+
+def parameters_of(cache_path):
+    """tune_params_keys of a Kernel Tuner cache file (plain or gzip)."""
+    opener = gzip.open if cache_path.endswith(".gz") else open
+    with opener(cache_path, "rt") as f:
+        return json.load(f)["tune_params_keys"]
+
+
+def test_tune_cache_brute_force_replays_every_recorded_configuration(convolution_cache):
+    results, env = ktune.tune_cache(convolution_cache, quiet=True)
+    assert env["simulation"] is True
+    assert "device_name" in env
+    assert len(results) == env["search_space_size"] > 100
+    ok = [r for r in results if "__error__" not in r]
+    assert ok
+    names = parameters_of(convolution_cache)
+    for r in ok:
+        assert TIMING_KEYS <= set(r)
+        assert isinstance(r["time"], float) and r["time"] > 0
+        assert isinstance(r["times"], list) and r["times"]
+        for name in names:
+            assert name in r
+    best = min(ok, key=lambda r: r["time"])
+    assert env["best_config"] == best
+    json.dumps(results)  # plain Python values, as scripts json.dump them
+
+
+def test_failures_carry_kernel_tuner_error_configs(time_energy_cache):
+    results, _ = ktune.tune_cache(time_energy_cache, quiet=True)
+    failed = [r for r in results if "__error__" in r]
+    for r in failed:
+        assert isinstance(r["__error__"], ErrorConfig)
+        assert str(r["__error__"]) in {"InvalidConfig", "CompilationFailedConfig", "RuntimeFailedConfig"}
+    assert str(InvalidConfig()) == "InvalidConfig"
+
+
+def test_same_seed_same_results_and_max_fevals_counts_unique_configurations(convolution_cache):
+    options = {"max_fevals": 50}
+    a, _ = ktune.tune_cache(convolution_cache, strategy="genetic_algorithm", strategy_options=options, seed=3,
+                            quiet=True)
+    b, _ = ktune.tune_cache(convolution_cache, strategy="genetic_algorithm", strategy_options=options, seed=3,
+                            quiet=True)
+    names = parameters_of(convolution_cache)
+    assert [get_config_string(r, names) for r in a] == [get_config_string(r, names) for r in b]
+    assert len({get_config_string(r, names) for r in a}) == 50  # revisits are listed, as Kernel Tuner lists them
+
+
+def test_same_results_as_the_cli(convolution_cache, ktune_binary, tmp_path):
+    results, env = ktune.tune_cache(convolution_cache, strategy="simulated_annealing",
+                                    strategy_options={"max_fevals": 60, "T": 0.5}, seed=5, quiet=True)
+    out = subprocess.run([ktune_binary, "tune", "--simulate", convolution_cache, "--strategy", "simulated_annealing",
+                          "--set", "T=0.5", "--max-fevals", "60", "--seed", "5", "--json", "--trace"],
+                         check=True, capture_output=True, text=True)
+    report = json.loads(out.stdout)
+    cli_trace = report["trace"]
+    assert len(cli_trace) == len(results)
+    for mine, theirs in zip(results, cli_trace):
+        assert mine["time"] == pytest.approx(theirs["values"][0], rel=1e-12)
+    assert env["strategy_options"]["T"] == 0.5
+
+
+def test_tune_params_and_restrictions_narrow_the_replay(convolution_cache):
+    all_results, _ = ktune.tune_cache(convolution_cache, quiet=True)
+    restrictions = ["block_size_x == 32", "tile_size_y <= 2"]
+    results, env = ktune.tune_cache(convolution_cache, restrictions=restrictions, quiet=True)
+    expected = [r for r in all_results if r["block_size_x"] == 32 and r["tile_size_y"] <= 2]
+    assert 0 < len(results) == len(expected) < len(all_results)
+    assert all(r["block_size_x"] == 32 and r["tile_size_y"] <= 2 for r in results)
+    # A script's tune_params may hold a subset of the cache's values (Kernel Tuner does not compare them).
+    tune_params = {"block_size_x": [16, 32], "block_size_y": [1, 2, 4, 8, 16, 32], "tile_size_x": [1, 2, 4, 8],
+                   "tile_size_y": [1, 2, 4, 8], "read_only": [0, 1], "use_padding": [0, 1]}
+    subset, _ = ktune.tune_kernel("convolution_kernel", "", (4096, 4096), [], tune_params, simulation_mode=True,
+                                  cache=convolution_cache, quiet=True)
+    assert subset and all(r["block_size_x"] in (16, 32) for r in subset)
+
+
+def test_objectives_and_directions(time_energy_cache):
+    results, env = ktune.tune_cache(time_energy_cache, objective="energy", objective_higher_is_better=False,
+                                    quiet=True)
+    assert env["objective"] == ["energy"]
+    ok = [r for r in results if "__error__" not in r]
+    assert env["best_config"]["energy"] == min(r["energy"] for r in ok)
+    _, env = ktune.tune_cache(time_energy_cache, objectives={"time": False, "energy": False}, quiet=True)
+    front = env["pareto_front"]
+    assert front
+    for p in front:  # nothing on the front is dominated
+        assert not any(r["time"] <= p["time"] and r["energy"] <= p["energy"] and
+                       (r["time"] < p["time"] or r["energy"] < p["energy"]) for r in ok)
+    with pytest.raises(ValueError, match="objective_higher_is_better"):
+        ktune.tune_cache(time_energy_cache, objective="joules", quiet=True)
+
+
+def test_bad_input_raises_with_the_cli_message(convolution_cache, tmp_path):
+    with pytest.raises(ktune.JobError, match="no_such_parameter"):
+        ktune.tune_cache(convolution_cache, restrictions=["no_such_parameter > 1"], quiet=True)
+    with pytest.raises(ValueError, match="missing.json"):
+        ktune.tune_cache(str(tmp_path / "missing.json"), quiet=True)
+    with pytest.raises(ValueError, match="no_such_strategy"):
+        ktune.tune_cache(convolution_cache, strategy="no_such_strategy", quiet=True)
+    with pytest.raises(ValueError, match="popsize"):
+        ktune.tune_cache(convolution_cache, strategy="genetic_algorithm", strategy_options={"popsize": -3},
+                         quiet=True)
+    with pytest.raises(ValueError, match="max_fevals"):
+        ktune.tune_cache(convolution_cache, strategy_options={"max_fevals": 0}, quiet=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"max_fevals": 5, "bogus": 1},
+                         quiet=True)
+    assert any("bogus" in str(w.message) for w in caught)
+
+
+def test_printing_follows_verbose_and_quiet(convolution_cache, capsys):
+    ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"max_fevals": 3}, quiet=True)
+    assert capsys.readouterr().out == ""
+    ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"max_fevals": 3})
+    out = capsys.readouterr().out
+    assert "best performing configuration:" in out and "time=" in out and "ms" in out
+    ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"max_fevals": 3}, verbose=True)
+    lines = [l for l in capsys.readouterr().out.splitlines() if l.startswith("block_size_x=")]
+    assert len(lines) >= 3 + 1  # each result, then the best
