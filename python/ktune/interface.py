@@ -79,6 +79,28 @@ def _restriction_texts(restrictions, tune_params):
     return texts
 
 
+def _split_metrics(metrics, objective_names):
+    """Kernel Tuner's metrics: expressions become measurements the job derives from each record (so they can be
+    objectives); callables are called on each successful result dict after the run, in order."""
+    derived, computed = [], []
+    for name, metric in (metrics or {}).items():
+        if isinstance(metric, str):
+            if computed:
+                raise NotImplementedError(
+                    f"metric '{name}' is an expression after a callable metric; ktune's Python module evaluates "
+                    "expression metrics before callable ones, so put the expressions first")
+            derived.append(f"{name}={metric}")
+        elif callable(metric):
+            if name in objective_names:
+                raise NotImplementedError(
+                    f"objective '{name}' is a callable metric; in simulation ktune's Python module needs it as an "
+                    "expression (a string) to optimise it")
+            computed.append((name, metric))
+        else:
+            raise TypeError(f"metric '{name}' must be an expression (str) or a callable, not {type(metric).__name__}")
+    return derived, computed
+
+
 def _strategy_settings(strategy, strategy_options):
     """Budget and hyperparameters from ``strategy_options``; options the strategy does not have are ignored with a
     warning, as Kernel Tuner ignores them."""
@@ -111,23 +133,25 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     path = os.fspath(cache)
     if not os.path.exists(path) and os.path.exists(path + ".json"):
         path += ".json"  # Kernel Tuner appends .json to a cache name without it
-    if metrics:
-        raise NotImplementedError("metrics are not supported yet in simulation by ktune's Python module")
     strategy = strategy or "brute_force"
     if not isinstance(strategy, str):
         raise NotImplementedError("custom strategy objects are not supported yet by ktune's Python module")
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
+    derived, computed = _split_metrics(metrics, objective_names)
     settings, max_fevals, time_limit, option_seed = _strategy_settings(strategy, strategy_options)
     if seed is None:
         seed = option_seed if option_seed is not None else 0
     out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts,
-                          _restriction_texts(restrictions, tune_params), int(seed))
+                          _restriction_texts(restrictions, tune_params), derived, int(seed))
     results, env = out["results"], out["env"]
     for message in out["messages"]:
         warnings.warn(message, stacklevel=3)
     for result in results:
         if "__error__" in result:
             result["__error__"] = error_config(result["__error__"])
+        else:
+            for name, metric in computed:  # in order: a metric may use those before it
+                result[name] = metric(result)
     units = {"time": "ms"}
     shown = {name: None for name in out["parameters"]}
     if not quiet:

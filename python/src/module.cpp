@@ -74,6 +74,7 @@ struct SimulationArguments {
   std::optional<double> time_limit;
   std::vector<std::string> objectives;
   std::vector<std::string> restrictions;
+  std::vector<std::string> derived;
   std::uint64_t seed;
 };
 
@@ -87,6 +88,7 @@ py::dict simulate(const SimulationArguments& a) {
   request.budget.time_limit_seconds = a.time_limit;
   request.objectives = a.objectives;
   request.restrictions = a.restrictions;
+  request.derived = a.derived;
   request.seed = a.seed;
   std::vector<std::string> messages;
   request.on_message = [&messages](JobMessageLevel, const std::string& text) { messages.push_back(text); };
@@ -158,12 +160,12 @@ PYBIND11_MODULE(_ktune, m) {
       "simulate",
       [](std::string cache_path, std::string strategy, std::vector<std::string> settings,
          std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit, std::vector<std::string> objectives,
-         std::vector<std::string> restrictions, std::uint64_t seed) {
+         std::vector<std::string> restrictions, std::vector<std::string> derived, std::uint64_t seed) {
         return simulate({std::move(cache_path), std::move(strategy), std::move(settings), max_fevals, time_limit,
-                         std::move(objectives), std::move(restrictions), seed});
+                         std::move(objectives), std::move(restrictions), std::move(derived), seed});
       },
       py::arg("cache_path"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
-      py::arg("objectives"), py::arg("restrictions"), py::arg("seed"),
+      py::arg("objectives"), py::arg("restrictions"), py::arg("derived"), py::arg("seed"),
       "Replays a brute-forced Kernel Tuner cache or T4 file with a strategy. Returns {parameters, results, env, "
       "best, pareto_front, messages}.");
 

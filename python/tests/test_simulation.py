@@ -133,3 +133,23 @@ def test_printing_follows_verbose_and_quiet(convolution_cache, capsys):
     ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"max_fevals": 3}, verbose=True)
     lines = [l for l in capsys.readouterr().out.splitlines() if l.startswith("block_size_x=")]
     assert len(lines) >= 3 + 1  # each result, then the best
+
+
+def test_metrics_expressions_are_objectives_and_callables_are_added_to_results(convolution_cache):
+    metrics = {"threads": "block_size_x * block_size_y",
+               "us": lambda p: p["time"] * 1000,
+               "us_per_thread": lambda p: p["us"] / p["threads"]}
+    results, env = ktune.tune_cache(convolution_cache, metrics=metrics, objective="threads",
+                                    objective_higher_is_better=True, quiet=True)
+    ok = [r for r in results if "__error__" not in r]
+    assert ok
+    for r in ok:
+        assert r["threads"] == r["block_size_x"] * r["block_size_y"]
+        assert r["us"] == pytest.approx(r["time"] * 1000)
+        assert r["us_per_thread"] == pytest.approx(r["us"] / r["threads"])
+    assert env["best_config"]["threads"] == max(r["threads"] for r in ok)
+    with pytest.raises(NotImplementedError, match="callable metric"):
+        ktune.tune_cache(convolution_cache, metrics={"f": lambda p: 1.0}, objective="f",
+                         objective_higher_is_better=True, quiet=True)
+    with pytest.raises(ValueError, match="block_size_w"):
+        ktune.tune_cache(convolution_cache, metrics={"bad": "block_size_w * 2"}, quiet=True)

@@ -38,6 +38,7 @@ std::size_t method_slot(NeighbourMethod method) {
 
 std::vector<std::size_t> SearchSpace::neighbours(std::span<const std::uint32_t> config, NeighbourMethod method) const {
   const std::size_t slot = method_slot(method);
+  if (!index_) return {};  // a moved-from space
   Index::NeighbourCache& cache = index_->cache;
   const std::uint64_t key = query_key(config);
   {
@@ -73,12 +74,13 @@ std::vector<std::size_t> SearchSpace::neighbours(std::size_t index, NeighbourMet
 std::vector<std::size_t> SearchSpace::neighbours_uncached(std::span<const std::uint32_t> config,
                                                           NeighbourMethod method) const {
   method_slot(method);
+  if (!index_) return {};
   return index_->compute_neighbours(*this, config, method);
 }
 
 void SearchSpace::visit_box(std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi,
                             void (*visit)(void* function, std::size_t index), void* function) const {
-  index_->for_each_in_box(*this, lo, hi, [&](std::size_t index) { visit(function, index); });
+  if (index_) index_->for_each_in_box(*this, lo, hi, [&](std::size_t index) { visit(function, index); });
 }
 
 std::vector<std::size_t> SearchSpace::Index::compute_neighbours(const SearchSpace& space,
