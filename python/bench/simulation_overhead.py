@@ -26,7 +26,7 @@ def main():
     results, _ = ktune.tune_cache(cache, quiet=True)
     n = len(results)
     python = median_seconds(lambda: ktune.tune_cache(cache, quiet=True))
-    native = median_seconds(lambda: _ktune.simulate(cache, "brute_force", [], None, None, [], [], [], 0))
+    native = median_seconds(lambda: _ktune.simulate(cache, "brute_force", [], None, None, [], [], [], None, 0))
     print(f"brute_force over {n} configurations of {os.path.basename(cache)} (median of 7)")
     print(f"  ktune.tune_cache        {python * 1e3:8.1f} ms  {python / n * 1e6:6.2f} us per configuration")
     print(f"  _ktune.simulate         {native * 1e3:8.1f} ms  (the job and the result dicts, no Python layer)")

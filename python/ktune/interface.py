@@ -57,26 +57,28 @@ def _python_literal(value):
     raise TypeError(f"tune_params value {value!r} of type {type(value).__name__} is not a number, bool or string")
 
 
-def _restriction_texts(restrictions, tune_params):
-    """Restrictions as constraint texts: Kernel Tuner's string forms, plus each tune_params list as ``name in [...]``
-    (a script may tune a subset of the values a cache holds)."""
-    texts = []
+def _restrictions(restrictions, tune_params):
+    """Kernel Tuner's restrictions as constraint texts and callables: a string or a callable, or a list of them. A
+    callable takes a dict of parameter values and returns whether the configuration is allowed. Each tune_params list
+    becomes ``name in [...]`` (a script may tune a subset of the values a cache holds)."""
+    texts, callables = [], []
     if restrictions is not None:
-        if isinstance(restrictions, str):
+        if isinstance(restrictions, str) or callable(restrictions):
             restrictions = [restrictions]
-        if callable(restrictions):
-            raise NotImplementedError(
-                "callable restrictions are not supported yet by ktune's Python module; write them as strings "
-                "(Python expressions over the parameter names)")
         for r in restrictions:
-            if not isinstance(r, str):
-                raise NotImplementedError(
-                    f"restriction {r!r} is not a string; only string restrictions are supported yet by ktune's "
-                    "Python module")
-            texts.append(r)
+            if isinstance(r, str):
+                texts.append(r)
+            elif callable(r):
+                callables.append(r)
+            else:
+                raise TypeError(f"restriction {r!r} is neither a string nor a callable")
     for name, values in (tune_params or {}).items():
         texts.append(f"{name} in [{', '.join(_python_literal(v) for v in values)}]")
-    return texts
+    keep = None
+    if callables:
+        def keep(params):
+            return all(bool(f(params)) for f in callables)
+    return texts, keep
 
 
 def _split_metrics(metrics, objective_names):
@@ -141,8 +143,9 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     settings, max_fevals, time_limit, option_seed = _strategy_settings(strategy, strategy_options)
     if seed is None:
         seed = option_seed if option_seed is not None else 0
-    out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts,
-                          _restriction_texts(restrictions, tune_params), derived, int(seed))
+    texts, keep = _restrictions(restrictions, tune_params)
+    out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep,
+                          int(seed))
     results, env = out["results"], out["env"]
     for message in out["messages"]:
         warnings.warn(message, stacklevel=3)

@@ -5,6 +5,8 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <memory>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,6 +77,7 @@ struct SimulationArguments {
   std::vector<std::string> objectives;
   std::vector<std::string> restrictions;
   std::vector<std::string> derived;
+  py::object keep;  // None, or callable(dict of parameter values) -> bool: Kernel Tuner's callable restrictions
   std::uint64_t seed;
 };
 
@@ -89,6 +92,25 @@ py::dict simulate(const SimulationArguments& a) {
   request.objectives = a.objectives;
   request.restrictions = a.restrictions;
   request.derived = a.derived;
+  if (!a.keep.is_none()) {
+    // Called from the job, which runs without the GIL: every touch of the callable takes it, its last reference
+    // included (the request may die inside the job). A Python exception becomes the job's refusal with Python's
+    // message, formatted while the GIL is held.
+    std::shared_ptr<py::object> keep(new py::object(a.keep), [](py::object* o) {
+      py::gil_scoped_acquire gil;
+      delete o;
+    });
+    request.keep = [keep](const Problem& problem, const std::vector<Value>& values) {
+      py::gil_scoped_acquire gil;
+      py::dict params;
+      for (std::size_t p = 0; p < values.size(); ++p) params[py::str(problem.parameters[p].name)] = to_python(values[p]);
+      try {
+        return static_cast<bool>(py::bool_((*keep)(params)));
+      } catch (py::error_already_set& e) {
+        throw std::runtime_error(std::string("a restriction raised ") + e.what());
+      }
+    };
+  }
   request.seed = a.seed;
   std::vector<std::string> messages;
   request.on_message = [&messages](JobMessageLevel, const std::string& text) { messages.push_back(text); };
@@ -160,12 +182,13 @@ PYBIND11_MODULE(_ktune, m) {
       "simulate",
       [](std::string cache_path, std::string strategy, std::vector<std::string> settings,
          std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit, std::vector<std::string> objectives,
-         std::vector<std::string> restrictions, std::vector<std::string> derived, std::uint64_t seed) {
+         std::vector<std::string> restrictions, std::vector<std::string> derived, py::object keep,
+         std::uint64_t seed) {
         return simulate({std::move(cache_path), std::move(strategy), std::move(settings), max_fevals, time_limit,
-                         std::move(objectives), std::move(restrictions), std::move(derived), seed});
+                         std::move(objectives), std::move(restrictions), std::move(derived), std::move(keep), seed});
       },
       py::arg("cache_path"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
-      py::arg("objectives"), py::arg("restrictions"), py::arg("derived"), py::arg("seed"),
+      py::arg("objectives"), py::arg("restrictions"), py::arg("derived"), py::arg("keep"), py::arg("seed"),
       "Replays a brute-forced Kernel Tuner cache or T4 file with a strategy. Returns {parameters, results, env, "
       "best, pareto_front, messages}.");
 

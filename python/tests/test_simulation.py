@@ -153,3 +153,24 @@ def test_metrics_expressions_are_objectives_and_callables_are_added_to_results(c
                          objective_higher_is_better=True, quiet=True)
     with pytest.raises(ValueError, match="block_size_w"):
         ktune.tune_cache(convolution_cache, metrics={"bad": "block_size_w * 2"}, quiet=True)
+
+
+def test_callable_restrictions_are_honoured_and_their_errors_raised(convolution_cache):
+    seen = []
+
+    def wide_blocks(p):
+        seen.append(p)
+        return p["block_size_x"] >= 64
+
+    results, env = ktune.tune_cache(convolution_cache, restrictions=["tile_size_y <= 2", wide_blocks], quiet=True)
+    assert results and all(r["block_size_x"] >= 64 and r["tile_size_y"] <= 2 for r in results)
+    assert seen and set(seen[0]) == set(parameters_of(convolution_cache))
+    assert all(p["tile_size_y"] <= 2 for p in seen)  # expressions first: the callable sees what they allow
+    alone, _ = ktune.tune_cache(convolution_cache, restrictions=lambda p: p["block_size_y"] == 4, quiet=True)
+    assert alone and all(r["block_size_y"] == 4 for r in alone)
+
+    def broken(p):
+        raise KeyError("no_such_parameter")
+
+    with pytest.raises(ktune.JobError, match="no_such_parameter"):
+        ktune.tune_cache(convolution_cache, restrictions=[broken], quiet=True)

@@ -84,6 +84,15 @@ SearchSpace restricted_space_from_results(const io::ResultsFile& results, const 
   return SearchSpace::from_configs(std::move(restricted), kept);
 }
 
+// The configurations of `space` that `keep` accepts, in the same order.
+SearchSpace kept_configurations(const SearchSpace& space,
+                                const std::function<bool(const Problem&, const std::vector<Value>&)>& keep) {
+  std::vector<Config> kept;
+  for (std::size_t i = 0; i < space.size(); ++i)
+    if (keep(space.problem(), space.values_at(i))) kept.push_back(space.config_at(i));
+  return SearchSpace::from_configs(space.problem(), kept, space.lex_order());
+}
+
 nlohmann::json configuration_json(const Problem& problem, const std::vector<Value>& values) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t p = 0; p < problem.parameters.size(); ++p) j[problem.parameters[p].name] = io::value_to_json(values[p]);
@@ -221,6 +230,7 @@ void TuneJob::State::build_space_and_evaluator() {
       }
       problem->constraints.insert(problem->constraints.end(), request.restrictions.begin(), request.restrictions.end());
       space.emplace(SearchSpace::build(*problem));
+      if (request.keep) space.emplace(kept_configurations(*space, request.keep));
       problem_size = spec->problem_size;
       // The worker process is forked here, before anything else runs threads.
       live::LiveEvaluatorOptions options;
@@ -243,6 +253,7 @@ void TuneJob::State::build_space_and_evaluator() {
       } else {
         space.emplace(space_from_results(*results));
       }
+      if (request.keep) space.emplace(kept_configurations(*space, request.keep));
       auto e = std::make_unique<SimulationEvaluator>(*space, results, objectives);
       simulation = e.get();
       evaluator = std::move(e);

@@ -256,3 +256,40 @@ TEST(TuneJob, ABadRestrictionIsRefusedAsInputNamingTheFile) {
     EXPECT_NE(std::string(e.what()).find("no_such_parameter"), std::string::npos) << e.what();
   }
 }
+
+TEST(TuneJob, ARestrictionAsCodeKeepsOnlyTheConfigurationsItAccepts) {
+  TuneRequest request = simulated("brute_force");
+  request.budget.max_evaluations.reset();
+  request.restrictions = {"tile_size_y <= 2"};
+  std::size_t asked = 0;
+  std::size_t bx = 0;
+  request.keep = [&](const Problem& problem, const std::vector<Value>& values) {
+    ++asked;
+    EXPECT_EQ(problem.parameters[bx].name, "block_size_x");
+    return values[bx].to_double() == 32;
+  };
+  TuneRequest plain = simulated("brute_force");
+  plain.budget.max_evaluations.reset();
+  plain.restrictions = {"tile_size_y <= 2"};
+  TuneJob without(std::move(plain));
+  bx = *without.space().problem().parameter_index("block_size_x");
+  TuneJob job(std::move(request));
+  EXPECT_EQ(asked, without.space().size());  // once per configuration the expressions allow
+  std::size_t expected = 0;
+  for (std::size_t i = 0; i < without.space().size(); ++i) expected += without.space().values_at(i)[bx].to_double() == 32;
+  EXPECT_EQ(job.space().size(), expected);
+  const TuneOutcome outcome = job.run();
+  EXPECT_EQ(outcome.records.size(), expected);
+
+  TuneRequest throwing = simulated();
+  throwing.keep = [](const Problem&, const std::vector<Value>&) -> bool {
+    throw std::runtime_error("the callable raised");
+  };
+  try {
+    TuneJob refused(std::move(throwing));
+    ADD_FAILURE() << "not refused";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.kind(), JobError::Kind::input);
+    EXPECT_NE(std::string(e.what()).find("the callable raised"), std::string::npos) << e.what();
+  }
+}

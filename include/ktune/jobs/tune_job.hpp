@@ -58,6 +58,10 @@ struct TuneRequest {
   // Constraints (Python syntax, as in a T1 file) added to the problem's: a live run tunes fewer configurations, a
   // simulation replays only the recorded configurations that satisfy them (Kernel Tuner's tune_cache restrictions).
   std::vector<std::string> restrictions;
+  // A restriction as code (a Python callable, a C++ lambda): a configuration, its values in the order of the
+  // problem's parameters, stays in the space when it returns true. Applied after the expression restrictions, once
+  // per configuration while the space is built; what it throws refuses the input with its message.
+  std::function<bool(const Problem& problem, const std::vector<Value>& values)> keep;
   bool charge_strategy_time = false;
   std::optional<std::int64_t> max_threads;  // the implicit block-size limit
   bool implicit_block_constraint = true;
