@@ -53,8 +53,11 @@ struct TuneJob::State {
     if (request.on_message) request.on_message(level, text);
   }
   bool live() const { return request.simulate_path.empty(); }
-  const std::string& input_path() const {
-    return request.problem_path.empty() ? request.simulate_path : request.problem_path;
+  // What error messages name as the input: the problem file, else the results file, else the problem in memory.
+  std::string input_path() const {
+    if (!request.problem_path.empty()) return request.problem_path;
+    if (!request.simulate_path.empty()) return request.simulate_path;
+    return request.problem ? fmt::format("problem '{}'", request.problem->name) : std::string("the problem");
   }
 
   void open_strategy();
@@ -118,10 +121,22 @@ void TuneJob::State::open_strategy() {
 }
 
 void TuneJob::State::open_inputs() {
-  if (live() && request.problem_path.empty())
+  if (live() && request.problem_path.empty() && !request.kernel)
     refuse_request("give a T1 file to tune live, or --simulate RESULTS (a Kernel Tuner cache or T4 file)");
+  if (request.kernel && !request.problem) refuse_request("a kernel specification needs its problem");
+  if (request.problem && !request.problem_path.empty())
+    refuse_request("give the problem in memory or as a file, not both");
   try {
-    if (live()) {
+    if (live() && request.kernel) {
+      problem = *request.problem;
+      spec = *request.kernel;
+      try {
+        problem->validate();
+        spec->validate(*problem);
+      } catch (const std::invalid_argument& e) {
+        refuse_input(fmt::format("{}: {}", input_path(), e.what()));
+      }
+    } else if (live()) {
       // Only a T1 file with a KernelSpecification says what to run. The file is read and parsed once: the problem
       // and the kernel come from the same document.
       const nlohmann::ordered_json ordered =
@@ -140,13 +155,14 @@ void TuneJob::State::open_inputs() {
                                  e.what()));
       }
     } else {
-      if (!request.problem_path.empty()) problem = io::read_problem_file(request.problem_path).problem;
+      if (request.problem) problem = *request.problem;
+      else if (!request.problem_path.empty()) problem = io::read_problem_file(request.problem_path).problem;
       results = std::make_shared<io::ResultsFile>(io::read_results_file(request.simulate_path));
     }
   } catch (const io::InputError& e) {
     refuse_input(e.what());
   } catch (const ProblemError& e) {
-    refuse_input(fmt::format("{}: {}", request.problem_path, e.what()));
+    refuse_input(fmt::format("{}: {}", input_path(), e.what()));
   }
   if (results && results->truncated)
     say(JobMessageLevel::warning, fmt::format("warning: {} was cut short (an interrupted run?); read {} complete records",

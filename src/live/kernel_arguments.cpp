@@ -143,6 +143,12 @@ std::vector<KernelArgument> make_arguments(const KernelSpecification& spec, cons
         case Fill::constant: fill_constant(arg, a.fill_value); break;
         case Fill::random: fill_random(arg, a.seed); break;
         case Fill::file: fill_file(arg, a.data_file); break;
+        case Fill::data:
+          if (!a.data || a.data->size() != arg.bytes.size())
+            throw std::invalid_argument(fmt::format("argument '{}': {} bytes of data for {} elements of {} bytes",
+                                                    a.name, a.data ? a.data->size() : 0, count, element));
+          std::copy(a.data->begin(), a.data->end(), arg.bytes.begin());
+          break;
       }
     }
     arguments.push_back(std::move(arg));

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <set>
+#include <span>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/results_file.hpp"
 #include "ktune/jobs/tune_job.hpp"
+#include "ktune/live/backend.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "shared_data.hpp"
 #include "temp_files.hpp"
@@ -292,4 +295,108 @@ TEST(TuneJob, ARestrictionAsCodeKeepsOnlyTheConfigurationsItAccepts) {
     EXPECT_EQ(e.kind(), JobError::Kind::input);
     EXPECT_NE(std::string(e.what()).find("the callable raised"), std::string::npos) << e.what();
   }
+}
+
+live::ArgumentSpecification argument(std::string name, live::ElementType type, bool scalar, live::Access access) {
+  live::ArgumentSpecification a;
+  a.name = std::move(name);
+  a.type = type;
+  a.scalar = scalar;
+  a.access = access;
+  return a;
+}
+
+// A live run from memory: the problem, the kernel's code and its input data given by the caller, no file at all.
+TEST(TuneJob, ALiveRunFromMemoryTunesTheGivenKernelOnTheGivenData) {
+  try {
+    (void)live::make_backend("cpp");
+  } catch (const live::BackendUnavailable& e) {
+    GTEST_SKIP() << "the cpp backend is not available here: " << e.what();
+  }
+  constexpr int n = 1000;
+  auto bytes_of = [](const std::vector<float>& v) {
+    const auto* p = reinterpret_cast<const std::byte*>(v.data());
+    return std::make_shared<const std::vector<std::byte>>(p, p + v.size() * sizeof(float));
+  };
+  std::vector<float> a(n), b(n);
+  for (int i = 0; i < n; ++i) {
+    a[i] = 0.5f * static_cast<float>(i);
+    b[i] = 1000.0f - static_cast<float>(i);
+  }
+  TuneRequest request;
+  request.problem = ProblemBuilder("vector_add").parameter("block_size_x", {1, 2, 4}).build();
+  live::KernelSpecification& kernel = request.kernel.emplace();
+  kernel.backend = "cpp";
+  kernel.kernel_name = "vector_add";
+  kernel.kernel_code = R"(
+void vector_add(float* c, const float* a, const float* b, int n) {
+  for (int i = 0; i < n; i += block_size_x)
+    for (int j = i; j < i + block_size_x && j < n; ++j) c[j] = a[j] + b[j] + (block_size_x == 4 && j == 7);
+})";
+  kernel.problem_size = {std::to_string(n), "1", "1"};
+  using live::Access, live::ElementType, live::Fill;
+  live::ArgumentSpecification c = argument("c", ElementType::float32, false, Access::write_only);
+  c.size = std::to_string(n);
+  live::ArgumentSpecification in_a = argument("a", ElementType::float32, false, Access::read_only);
+  in_a.size = std::to_string(n);
+  in_a.fill = Fill::data;
+  in_a.data = bytes_of(a);
+  live::ArgumentSpecification in_b = in_a;
+  in_b.name = "b";
+  in_b.data = bytes_of(b);
+  live::ArgumentSpecification count = argument("n", ElementType::int32, true, Access::read_only);
+  count.fill_value = n;
+  kernel.arguments = {c, in_a, in_b, count};
+  kernel.iterations = 2;
+  kernel.verification.kind = live::Verification::Kind::callback;
+  kernel.verification.callback = [&](std::span<const live::KernelArgument> after) -> std::string {
+    const auto* out = reinterpret_cast<const float*>(after[0].bytes.data());
+    for (int i = 0; i < n; ++i)
+      if (out[i] != a[i] + b[i]) return "c[" + std::to_string(i) + "] is wrong";
+    return "";
+  };
+  request.strategy = "brute_force";
+  TuneJob job(std::move(request));
+  EXPECT_TRUE(job.live());
+  const TuneOutcome outcome = job.run();
+  ASSERT_EQ(outcome.records.size(), 3u);
+  for (const auto& record : outcome.records) {
+    if (record.config[0].as_int() == 4) {  // wrong in c[7]: caught by the caller's check against its own data
+      EXPECT_EQ(record.status, Status::verification_failed);
+      EXPECT_NE(record.message.find("c[7] is wrong"), std::string::npos) << record.message;
+    } else {
+      EXPECT_EQ(record.status, Status::ok) << record.message;
+      EXPECT_GT(record.runtimes_ms.size(), 0u);
+    }
+  }
+  ASSERT_TRUE(outcome.best);
+}
+
+TEST(TuneJob, InMemoryInputsAreCheckedAsFilesAre) {
+  TuneRequest no_problem;
+  no_problem.kernel.emplace();
+  EXPECT_EQ(refusal(no_problem), JobError::Kind::request);
+  TuneRequest both = simulated();
+  both.problem = ProblemBuilder("p").parameter("x", {1, 2}).build();
+  both.problem_path = kDedispersionT1;
+  EXPECT_EQ(refusal(both), JobError::Kind::request);
+  TuneRequest bad_kernel;
+  bad_kernel.problem = ProblemBuilder("p").parameter("x", {1, 2}).build();
+  bad_kernel.kernel.emplace().kernel_name = "k";  // no source
+  try {
+    TuneJob job(std::move(bad_kernel));
+    ADD_FAILURE() << "not refused";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.kind(), JobError::Kind::input);
+    EXPECT_NE(std::string(e.what()).find("problem 'p'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no kernel source"), std::string::npos) << e.what();
+  }
+  live::ArgumentSpecification missing = argument("a", live::ElementType::float32, false, live::Access::read_only);
+  missing.fill = live::Fill::data;
+  TuneRequest no_data;
+  no_data.problem = ProblemBuilder("p").parameter("x", {1, 2}).build();
+  no_data.kernel.emplace().kernel_name = "k";
+  no_data.kernel->kernel_code = "void k(float* a) {}";
+  no_data.kernel->arguments = {missing};
+  EXPECT_EQ(refusal(no_data), JobError::Kind::input);
 }

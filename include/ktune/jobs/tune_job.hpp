@@ -26,6 +26,8 @@
 
 #include "ktune/evaluation_record.hpp"
 #include "ktune/jobs/job_error.hpp"
+#include "ktune/live/kernel_specification.hpp"
+#include "ktune/problem.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/objective.hpp"
 #include "ktune/tuning/tune.hpp"
@@ -47,6 +49,10 @@ struct LiveOverrides {
 struct TuneRequest {
   std::string problem_path;   // T1, ktune JSON or Kernel Tuner cache; a live run needs a T1 file with a kernel
   std::string simulate_path;  // a brute-forced Kernel Tuner cache or T4 file to replay; empty: a live run
+  // The problem and the kernel in memory instead of files (the Python module, C++ programs): `problem` replaces
+  // problem_path; a live run with `problem` and `kernel` needs no T1 file.
+  std::optional<Problem> problem;
+  std::optional<live::KernelSpecification> kernel;
   std::string strategy = "brute_force";
   std::vector<std::string> settings;  // strategy hyperparameters, name=value
   Budget budget;

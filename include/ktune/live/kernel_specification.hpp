@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,7 +27,7 @@
 
 namespace ktune::live {
 
-enum class Fill : unsigned char { zeros, constant, random, file };
+enum class Fill : unsigned char { zeros, constant, random, file, data };
 
 struct ArgumentSpecification {
   std::string name;
@@ -39,6 +40,9 @@ struct ArgumentSpecification {
   double fill_value = 0;      // Fill::constant, and the value of a scalar
   std::uint64_t seed = 0;     // Fill::random: uniform in [0, 1) for floating types, [0, 100) for integers, 0/1 bool
   std::string data_file;      // Fill::file: raw little-endian elements
+  // Fill::data: the elements themselves in host byte order (a caller's array, e.g. a numpy buffer), shared rather than
+  // copied per configuration; exactly size elements.
+  std::shared_ptr<const std::vector<std::byte>> data;
   // Verification tolerances of this output (unset: the Verification defaults). |a-e| <= atol + rtol*|e|.
   std::optional<double> atol, rtol;
 };
