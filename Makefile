@@ -9,7 +9,7 @@ PREFIX     ?= /usr/local
 PYTHON     ?= /usr/bin/python3
 PYTHON_SITE ?=
 
-.PHONY: setup build run test bench asan fuzz install python clean
+.PHONY: setup build run test bench asan fuzz install python python-examples clean
 
 setup:
 	@bash scripts/setup.sh
@@ -35,6 +35,11 @@ install: build
 # sys.path, e.g. a virtual environment's site-packages); docs/python.md.
 python: build
 	cmake --install $(BUILD) --component python --prefix "$(or $(PYTHON_SITE),$(shell $(PYTHON) -m site --user-site))"
+
+# Every Kernel Tuner example script with ktune, the long ones too (make test runs the short ones): minutes on PoCL.
+python-examples: build
+	KTUNE_LONG_EXAMPLES=1 KTUNE_SHARED_DIR=$(SHARED) PYTHONPATH=$(BUILD)/python $(PYTHON) -m pytest -v \
+	  -p no:cacheprovider python/tests/test_kernel_tuner_examples.py
 
 bench: build
 	./$(BUILD)/ktune_bench --benchmark_min_time=0.2

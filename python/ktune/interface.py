@@ -8,7 +8,7 @@ import numbers
 import os
 import warnings
 
-from ktune import _ktune
+from ktune import _ktune, live
 from ktune.util import config_output_string, error_config, get_config_string
 
 # Kernel Tuner's objective_default_map: objectives whose direction need not be given.
@@ -146,9 +146,15 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     texts, keep = _restrictions(restrictions, tune_params)
     out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep,
                           int(seed))
+    return _finish(out, computed, objective_names, verbose, quiet, live_run=False)
+
+
+def _finish(out, computed, objective_names, verbose, quiet, live_run):
+    """Kernel Tuner's results and env from a job's output, with the callable metrics added, printed as Kernel Tuner
+    prints them."""
     results, env = out["results"], out["env"]
     for message in out["messages"]:
-        warnings.warn(message, stacklevel=3)
+        warnings.warn(message, stacklevel=4)
     for result in results:
         if "__error__" in result:
             result["__error__"] = error_config(result["__error__"])
@@ -158,8 +164,8 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     units = {"time": "ms"}
     shown = {name: None for name in out["parameters"]}
     if not quiet:
-        print(f"Simulating: {env['device_name'] or env['kernel_name']}")
-        if verbose:
+        print(f"{'Using' if live_run else 'Simulating'}: {env['device_name'] or env['kernel_name']}")
+        if verbose or live_run:  # Kernel Tuner prints every measured result; replayed ones only when verbose
             for result in results:
                 print(config_output_string(shown, result, units=units))
     if out["best"] is not None:
@@ -180,15 +186,62 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                 observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None):
     """Kernel Tuner's tune_kernel: returns ``(results, env)``, a list of result dicts and the environment.
 
-    Today ktune's Python module runs the simulation mode (``simulation_mode=True`` with a brute-forced ``cache``);
-    live tuning from Python is not available yet (use ``ktune tune`` with a T1 file).
+    Live (OpenCL, C/C++ and CUDA kernels, each configuration compiled, verified and benchmarked in a worker process),
+    or replayed from a brute-forced cache with ``simulation_mode=True``. docs/python.md lists what is supported.
     """
-    if not simulation_mode:
-        raise NotImplementedError(
-            "live tuning from Python is not available yet in ktune's Python module; use simulation_mode=True with a "
-            "brute-forced cache, or the ktune CLI with a T1 file (docs/live-tuning.md)")
-    return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
-                     objective_higher_is_better, objectives, seed, verbose, quiet, metrics)
+    if simulation_mode:
+        return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
+                         objective_higher_is_better, objectives, seed, verbose, quiet, metrics)
+    unsupported = {"smem_args": smem_args, "cmem_args": cmem_args, "texmem_args": texmem_args, "defines": defines,
+                   "observers": observers}
+    for name, value in unsupported.items():
+        if value:
+            raise NotImplementedError(f"{name} is not supported yet by ktune's Python module")
+    return _tune_live(kernel_name, kernel_source, problem_size, arguments, tune_params, grid_div_x, grid_div_y,
+                      grid_div_z, restrictions, answer, atol, verify, verbose, lang, device, platform, compiler,
+                      compiler_options, iterations, block_size_names, quiet, strategy, strategy_options, cache,
+                      metrics, objective, objective_higher_is_better, objectives, seed)
+
+
+def _tune_live(kernel_name, kernel_source, problem_size, arguments, tune_params, grid_div_x, grid_div_y, grid_div_z,
+               restrictions, answer, atol, verify, verbose, lang, device, platform, compiler, compiler_options,
+               iterations, block_size_names, quiet, strategy, strategy_options, cache, metrics, objective,
+               objective_higher_is_better, objectives, seed):
+    if not isinstance(tune_params, dict) or not tune_params:
+        raise ValueError("tune_params must be a non-empty dict of parameter name -> list of values")
+    for forbidden in ("grid_size_x", "grid_size_y", "grid_size_z", "time"):
+        if forbidden in tune_params:
+            raise ValueError(f"'{forbidden}' cannot be a tunable parameter (Kernel Tuner reserves the name)")
+    code, file_name = live.kernel_source(kernel_source, kernel_name)
+    names = live.block_size_names(block_size_names)
+    strategy = strategy or "brute_force"
+    if not isinstance(strategy, str):
+        raise NotImplementedError("custom strategy objects are not supported yet by ktune's Python module")
+    objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
+    derived, computed = _split_metrics(metrics, objective_names)
+    settings, max_fevals, time_limit, option_seed = _strategy_settings(strategy, strategy_options)
+    if seed is None:
+        seed = option_seed if option_seed is not None else 0
+    kernel = {
+        "backend": live.backend(lang, code), "kernel_name": kernel_name, "kernel_code": code,
+        "kernel_file": file_name, "compiler_options": list(compiler_options or []), "compiler": compiler or "",
+        "problem_size": live.problem_size(problem_size), "block_size_names": names,
+        "grid_div": [live.grid_div(grid_div_x, names[0]), live.grid_div(grid_div_y, names[1]),
+                     live.grid_div(grid_div_z, names[2])],
+        "iterations": int(iterations), "device": int(device), "platform": int(platform),
+        "metrics": [tuple(text.split("=", 1)) for text in derived],
+        "arguments": live.arguments(arguments),
+    }
+    texts, keep = _restrictions(restrictions, None)
+    cache_path = ""
+    if cache is not None:
+        cache_path = os.fspath(cache)
+        if not cache_path.endswith(".json"):
+            cache_path += ".json"  # as Kernel Tuner names its cache files
+    out = _ktune.tune_live(kernel_name, [(k, list(v)) for k, v in tune_params.items()], kernel,
+                           live.output_check(arguments, answer, atol, verify), cache_path, True, strategy, settings,
+                           max_fevals, time_limit, objective_texts, texts, keep, int(seed))
+    return _finish(out, computed, objective_names, verbose, quiet, live_run=True)
 
 
 def tune_cache(cache_path, restrictions=None, **kwargs):

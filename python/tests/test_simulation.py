@@ -174,3 +174,28 @@ def test_callable_restrictions_are_honoured_and_their_errors_raised(convolution_
 
     with pytest.raises(ktune.JobError, match="no_such_parameter"):
         ktune.tune_cache(convolution_cache, restrictions=[broken], quiet=True)
+
+
+def test_store_output_file_writes_t4_that_replays_the_same(convolution_cache, tmp_path):
+    from ktune.file_utils import store_metadata_file, store_output_file
+    results, _ = ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"max_fevals": 40},
+                                  seed=2, quiet=True)
+    names = parameters_of(convolution_cache)
+    tune_params = {}
+    for r in results:
+        for name in names:
+            tune_params.setdefault(name, [])
+            if r[name] not in tune_params[name]:
+                tune_params[name].append(r[name])
+    store_output_file(str(tmp_path / "out"), results, tune_params)
+    with open(tmp_path / "out.json") as f:
+        document = json.load(f)
+    assert document["schema_version"] == "1.0.0" and len(document["results"]) == len(results)
+    first = document["results"][0]
+    assert set(first["configuration"]) == set(names) and first["objectives"] == ["time"]
+    replayed, _ = ktune.tune_cache(str(tmp_path / "out.json"), quiet=True)
+    key = lambda r: get_config_string(r, names)
+    assert sorted((key(r), r.get("time")) for r in replayed) == sorted((key(r), r.get("time")) for r in results)
+    store_metadata_file(str(tmp_path / "meta"))
+    with open(tmp_path / "meta.json") as f:
+        assert json.load(f)["metadata"]["environment"]["requirements"][0].startswith("ktune==")

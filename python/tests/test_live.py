@@ -1,0 +1,126 @@
+"""tune_kernel live: OpenCL kernels on PoCL and C kernels through the system compiler, with Kernel Tuner's
+arguments, answer/verify, restrictions, metrics, caches and result dicts. Skipped where no backend runs."""
+import json
+import os
+
+import numpy
+import pytest
+
+import ktune
+from ktune.util import ErrorConfig
+
+VECTOR_ADD_CL = """
+__kernel void vector_add(__global float *c, __global const float *a, __global const float *b, int n) {
+    int i = get_global_id(0);
+    if (i < n) {
+        c[i] = a[i] + b[i];
+    }
+}
+"""
+
+VECTOR_ADD_C = """
+void vector_add(float *c, const float *a, const float *b, int n) {
+    for (int i = 0; i < n; i += unroll)
+        for (int j = i; j < i + unroll && j < n; j++)
+            c[j] = a[j] + b[j];
+}
+"""
+
+KEYS = {"time", "times", "compile_time", "verification_time", "benchmark_time", "strategy_time", "framework_time",
+        "timestamp"}
+
+
+def data(size=4096):
+    rng = numpy.random.default_rng(1)
+    a = rng.random(size, dtype=numpy.float32)
+    b = rng.random(size, dtype=numpy.float32)
+    return a, b, numpy.zeros_like(a), numpy.int32(size)
+
+
+def run_or_skip(*args, **kwargs):
+    try:
+        return ktune.tune_kernel(*args, **kwargs)
+    except ktune.JobError as e:
+        if "not available here" in str(e):
+            pytest.skip(str(e))
+        raise
+
+
+def test_opencl_vector_add_with_answer(capsys):
+    a, b, c, n = data()
+    tune_params = {"block_size_x": [32, 64, 128]}
+    results, env = run_or_skip("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params,
+                               answer=[a + b, None, None, None], iterations=3)
+    assert len(results) == 3
+    for r in results:
+        assert "__error__" not in r
+        assert KEYS <= set(r) and len(r["times"]) == 3 and r["time"] > 0
+    assert env["simulation"] is False and env["device_name"]
+    assert env["best_config"]["time"] == min(r["time"] for r in results)
+    out = capsys.readouterr().out
+    assert out.startswith("Using: ") and "block_size_x=64, time=" in out and "best performing configuration:" in out
+    json.dumps(results)
+    assert not c.any()  # the caller's arrays are not written to
+
+
+def test_a_wrong_result_costs_its_configuration_and_tuning_goes_on():
+    a, b, c, n = data()
+    kernel = VECTOR_ADD_CL.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i] + (block_size_x == 64 ? 1.0f : 0.0f);")
+    results, env = run_or_skip("vector_add", kernel, int(n), [c, a, b, n], {"block_size_x": [32, 64, 128]},
+                               answer=[a + b, None, None, None], quiet=True, iterations=2)
+    bad = [r for r in results if r["block_size_x"] == 64]
+    assert len(bad) == 1 and isinstance(bad[0]["__error__"], ErrorConfig)
+    assert all("__error__" not in r for r in results if r["block_size_x"] != 64)
+    assert env["best_config"]["block_size_x"] != 64
+
+
+def test_verify_restrictions_metrics_and_objective():
+    a, b, c, n = data()
+    seen = []
+
+    def verify(answer, result, atol=None):
+        seen.append(atol)
+        return numpy.allclose(result[0], a + b, atol=atol)
+
+    results, env = run_or_skip(
+        "vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], {"block_size_x": [16, 32, 64, 128], "dummy": [1, 2]},
+        restrictions=["block_size_x >= 32", lambda p: p["dummy"] == 1], verify=verify, atol=1e-5, quiet=True,
+        iterations=2, metrics={"GB/s": "3 * 4 * 4096 / (time / 1e3) / 1e9", "half": lambda p: p["GB/s"] / 2},
+        objective="GB/s")
+    assert sorted(r["block_size_x"] for r in results) == [32, 64, 128]
+    assert all(r["dummy"] == 1 for r in results)
+    assert seen and all(x == 1e-5 for x in seen)
+    for r in results:
+        assert r["GB/s"] == pytest.approx(3 * 4 * 4096 / (r["time"] / 1e3) / 1e9)
+        assert r["half"] == pytest.approx(r["GB/s"] / 2)
+    assert env["best_config"]["GB/s"] == max(r["GB/s"] for r in results)
+
+
+def test_c_kernel_with_compiler_options_and_a_cache_that_resumes(tmp_path):
+    a, b, c, n = data(10000)
+    cache = tmp_path / "vector_add_cache"
+    kwargs = dict(answer=[a + b, None, None, None], compiler_options=["-O2"], quiet=True, iterations=2,
+                  cache=str(cache), lang="C")
+    first, _ = run_or_skip("vector_add", VECTOR_ADD_C, int(n), [c, a, b, n], {"unroll": [1, 2, 4]}, **kwargs)
+    assert len(first) == 3 and all("__error__" not in r for r in first)
+    with open(str(cache) + ".json") as f:
+        document = json.load(f)  # Kernel Tuner's layout, closed
+    assert document["tune_params_keys"] == ["unroll"] and len(document["cache"]) == 3
+    # Resumed: nothing is measured again, the cached results come back.
+    again, _ = run_or_skip("vector_add", VECTOR_ADD_C, int(n), [c, a, b, n], {"unroll": [1, 2, 4]}, **kwargs)
+    assert sorted(r["unroll"] for r in again) == [1, 2, 4]
+    assert [r["time"] for r in sorted(again, key=lambda r: r["unroll"])] == \
+        [r["time"] for r in sorted(first, key=lambda r: r["unroll"])]
+
+
+def test_bad_arguments_raise_python_exceptions():
+    a, b, c, n = data()
+    with pytest.raises(TypeError, match="argument 4"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, 4096, [c, a, b, 4096], {"block_size_x": [32]})
+    with pytest.raises(ValueError, match="time"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, 4096, [c, a, b, n], {"time": [1]})
+    with pytest.raises(ValueError, match="answer has 2 elements"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, 4096, [c, a, b, n], {"block_size_x": [32]}, answer=[a, b])
+    with pytest.raises(ktune.JobError, match="no_such_name"):
+        run_or_skip("vector_add", VECTOR_ADD_CL, "no_such_name * 2", [c, a, b, n], {"block_size_x": [32]},
+                    quiet=True)
