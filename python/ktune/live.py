@@ -104,7 +104,7 @@ def arguments(args):
     """The kernel's arguments: numpy arrays (copied once, as bytes) and numpy scalars (by value)."""
     out = []
     for i, a in enumerate(args):
-        name = f"arg{i}"
+        name = f"arg{i + 1}"  # 1-based, as positions are everywhere in messages
         if isinstance(a, numpy.ndarray):
             data = numpy.ascontiguousarray(a)
             out.append({"name": name, "type": _element_type(data.dtype, f"argument {i + 1}"), "scalar": False,
