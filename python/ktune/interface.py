@@ -18,8 +18,7 @@ _HIGHER_IS_BETTER = {
     "GFLOPS/W": True, "TFLOPS/W": True, "GFLOP/J": True, "TFLOP/J": True,
 }
 
-# strategy_options keys that are not a strategy's hyperparameters.
-_BUDGET_OPTIONS = ("max_fevals", "time_limit")
+# strategy_options keys that are neither the budget nor a strategy's hyperparameters (Kernel Tuner's own).
 _IGNORED_OPTIONS = ("x0", "searchspace_construction_options")
 
 
@@ -48,6 +47,8 @@ def _objectives(objective, objective_higher_is_better, objectives):
 
 def _python_literal(value):
     """A parameter value as our Python-syntax constraint language writes it."""
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()  # numpy scalars
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return repr(value)
     if isinstance(value, numbers.Integral):
@@ -95,8 +96,8 @@ def _split_metrics(metrics, objective_names):
         elif callable(metric):
             if name in objective_names:
                 raise NotImplementedError(
-                    f"objective '{name}' is a callable metric; in simulation ktune's Python module needs it as an "
-                    "expression (a string) to optimise it")
+                    f"objective '{name}' is a callable metric; ktune's Python module computes callable metrics after "
+                    "the run, so an objective must be an expression (a string)")
             computed.append((name, metric))
         else:
             raise TypeError(f"metric '{name}' must be an expression (str) or a callable, not {type(metric).__name__}")
