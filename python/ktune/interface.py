@@ -164,11 +164,17 @@ def _finish(out, computed, objective_names, verbose, quiet, live_run):
                 result[name] = metric(result)
     units = {"time": "ms"}
     shown = {name: None for name in out["parameters"]}
+    if out["interrupted"]:
+        warnings.warn(f"tuning was interrupted (Ctrl-C): returning the {len(results)} results measured so far",
+                      stacklevel=4)
     if not quiet:
-        print(f"{'Using' if live_run else 'Simulating'}: {env['device_name'] or env['kernel_name']}")
-        if verbose or live_run:  # Kernel Tuner prints every measured result; replayed ones only when verbose
-            for result in results:
-                print(config_output_string(shown, result, units=units))
+        if live_run:  # every result was printed as it arrived
+            print(f"Device: {env['device_name']}")
+        else:
+            print(f"Simulating: {env['device_name'] or env['kernel_name']}")
+            if verbose:  # replayed results only when asked for, as Kernel Tuner
+                for result in results:
+                    print(config_output_string(shown, result, units=units))
     if out["best"] is not None:
         best = results[out["best"]]
         env["best_config"] = best
@@ -239,9 +245,21 @@ def _tune_live(kernel_name, kernel_source, problem_size, arguments, tune_params,
         cache_path = os.fspath(cache)
         if not cache_path.endswith(".json"):
             cache_path += ".json"  # as Kernel Tuner names its cache files
+    shown = {name: None for name in tune_params}
+    units = {"time": "ms"}
+
+    def print_result(result):  # each result as it arrives, as Kernel Tuner's logs show it
+        if "__error__" not in result:
+            for name, metric in computed:
+                result[name] = metric(result)
+        print(config_output_string(shown, result, units=units), flush=True)
+
+    if not quiet:
+        print(f"Using: {kernel['backend']} backend, {kernel_name}", flush=True)
     out = _ktune.tune_live(kernel_name, [(k, list(v)) for k, v in tune_params.items()], kernel,
                            live.output_check(arguments, answer, atol, verify), cache_path, True, strategy, settings,
-                           max_fevals, time_limit, objective_texts, texts, keep, int(seed))
+                           max_fevals, time_limit, objective_texts, texts, keep, int(seed),
+                           None if quiet else print_result)
     return _finish(out, computed, objective_names, verbose, quiet, live_run=True)
 
 

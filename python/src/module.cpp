@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <csignal>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -22,7 +23,9 @@
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/status.hpp"
 #include "ktune/tuning/cost_function.hpp"
+#include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/strategy.hpp"
+#include "ktune/tuning/trace.hpp"
 #include "ktune/version.hpp"
 
 namespace py = pybind11;
@@ -110,6 +113,7 @@ struct CommonArguments {
   std::vector<std::string> restrictions;
   py::object keep;  // None, or callable(dict of parameter values) -> bool: Kernel Tuner's callable restrictions
   std::uint64_t seed = 0;
+  py::object on_result;  // None, or callable(result dict) for each new result while the job runs
 };
 
 void apply(const CommonArguments& a, TuneRequest& request) {
@@ -136,17 +140,50 @@ void apply(const CommonArguments& a, TuneRequest& request) {
   }
 }
 
+// Sees every evaluation while the job runs: a Ctrl-C pressed meanwhile (Python only notes it while C++ runs)
+// becomes a stop request, so the job ends with what it measured; each new result goes to `on_result`, if given (the
+// Python layer prints it as Kernel Tuner's logs do).
+class PythonListener final : public TuningListener {
+ public:
+  PythonListener(const TuneJob& job, py::object on_result) : job_(job), on_result_(std::move(on_result)) {}
+  void on_evaluation(const CostFunction& cost, std::size_t position) override {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) {
+      PyErr_Clear();
+      request_stop(SIGINT);
+    }
+    const TraceEntry& entry = cost.trace()[position];
+    if (on_result_.is_none() || entry.resumed) return;
+    try {
+      on_result_(result_dict(job_.space().problem(), job_.evaluator().record(entry.index)));
+    } catch (py::error_already_set& e) {
+      PyErr_WarnEx(PyExc_RuntimeWarning, (std::string("printing a result failed: ") + e.what()).c_str(), 1);
+    }
+  }
+
+ private:
+  const TuneJob& job_;
+  py::object on_result_;
+};
+
 // Runs the job without the GIL and returns {parameters, results, env, best, pareto_front, messages}.
-py::dict run_job(TuneRequest request) {
+py::dict run_job(TuneRequest request, py::object on_result) {
   std::vector<std::string> messages;
   request.on_message = [&messages](JobMessageLevel, const std::string& text) { messages.push_back(text); };
   std::optional<TuneJob> job;
   std::optional<TuneOutcome> outcome;
+  std::optional<PythonListener> listener;
   {
     py::gil_scoped_release release;  // Python is only called back through keep_alive'd objects, which take the GIL
     job.emplace(std::move(request));
-    outcome.emplace(job->run());
+    {
+      py::gil_scoped_acquire gil;
+      listener.emplace(*job, std::move(on_result));
+    }
+    outcome.emplace(job->run({&*listener}));
   }
+  const bool interrupted = outcome->result.stop_reason == StopReason::interrupted;
+  if (interrupted) clear_stop_request();  // the next run in this interpreter starts afresh
   const Problem& problem = job->space().problem();
   py::list results;
   for (const EvaluationRecord& record : outcome->records) results.append(result_dict(problem, record));
@@ -185,6 +222,7 @@ py::dict run_job(TuneRequest request) {
   py::list notes;
   for (const auto& m : messages) notes.append(m);
   out["messages"] = std::move(notes);
+  out["interrupted"] = interrupted;
   return out;
 }
 
@@ -194,7 +232,7 @@ py::dict simulate(std::string cache_path, std::vector<std::string> derived, cons
   request.simulate_path = std::move(cache_path);
   request.derived = std::move(derived);
   apply(common, request);
-  return run_job(std::move(request));
+  return run_job(std::move(request), common.on_result);
 }
 
 std::vector<std::string> strings(const py::handle& list) {
@@ -278,7 +316,7 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
   request.cache_path = cache_path;
   request.live.isolate = isolate;
   apply(common, request);
-  return run_job(std::move(request));
+  return run_job(std::move(request), common.on_result);
 }
 
 // Kernel Tuner's file_utils.store_output_file: result dicts (as tune_kernel returns them) written as a T4 results
@@ -355,22 +393,24 @@ PYBIND11_MODULE(_ktune, m) {
   const auto common = [](std::string strategy, std::vector<std::string> settings,
                          std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit,
                          std::vector<std::string> objectives, std::vector<std::string> restrictions, py::object keep,
-                         std::uint64_t seed) {
-    return CommonArguments{std::move(strategy),   std::move(settings),     max_fevals,     time_limit,
-                           std::move(objectives), std::move(restrictions), std::move(keep), seed};
+                         std::uint64_t seed, py::object on_result) {
+    return CommonArguments{std::move(strategy),   std::move(settings),     max_fevals,      time_limit,
+                           std::move(objectives), std::move(restrictions), std::move(keep), seed,
+                           std::move(on_result)};
   };
   m.def(
       "simulate",
       [common](std::string cache_path, std::string strategy, std::vector<std::string> settings,
                std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit,
                std::vector<std::string> objectives, std::vector<std::string> restrictions,
-               std::vector<std::string> derived, py::object keep, std::uint64_t seed) {
+               std::vector<std::string> derived, py::object keep, std::uint64_t seed, py::object on_result) {
         return simulate(std::move(cache_path), std::move(derived),
                         common(std::move(strategy), std::move(settings), max_fevals, time_limit, std::move(objectives),
-                               std::move(restrictions), std::move(keep), seed));
+                               std::move(restrictions), std::move(keep), seed, std::move(on_result)));
       },
       py::arg("cache_path"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
       py::arg("objectives"), py::arg("restrictions"), py::arg("derived"), py::arg("keep"), py::arg("seed"),
+      py::arg("on_result") = py::none(),
       "Replays a brute-forced Kernel Tuner cache or T4 file with a strategy. Returns {parameters, results, env, "
       "best, pareto_front, messages}.");
   m.def(
@@ -379,14 +419,14 @@ PYBIND11_MODULE(_ktune, m) {
                bool isolate, std::string strategy, std::vector<std::string> settings,
                std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit,
                std::vector<std::string> objectives, std::vector<std::string> restrictions, py::object keep,
-               std::uint64_t seed) {
+               std::uint64_t seed, py::object on_result) {
         return tune_live(name, tune_params, kernel, std::move(verify), cache_path, isolate,
                          common(std::move(strategy), std::move(settings), max_fevals, time_limit, std::move(objectives),
-                                std::move(restrictions), std::move(keep), seed));
+                                std::move(restrictions), std::move(keep), seed, std::move(on_result)));
       },
       py::arg("name"), py::arg("tune_params"), py::arg("kernel"), py::arg("verify"), py::arg("cache_path"),
       py::arg("isolate"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
-      py::arg("objectives"), py::arg("restrictions"), py::arg("keep"), py::arg("seed"),
+      py::arg("objectives"), py::arg("restrictions"), py::arg("keep"), py::arg("seed"), py::arg("on_result") = py::none(),
       "Tunes a kernel given in memory, live. Returns what simulate returns.");
 
   m.def("write_t4", &write_t4, py::arg("path"), py::arg("tune_params"), py::arg("results"), py::arg("objectives"),

@@ -124,3 +124,39 @@ def test_bad_arguments_raise_python_exceptions():
     with pytest.raises(ktune.JobError, match="no_such_name"):
         run_or_skip("vector_add", VECTOR_ADD_CL, "no_such_name * 2", [c, a, b, n], {"block_size_x": [32]},
                     quiet=True)
+
+
+def test_ctrl_c_ends_the_run_with_what_was_measured(tmp_path):
+    """A SIGINT while a live run goes on stops it after the configuration in flight; tune_kernel returns the results
+    measured so far with a warning, and the cache holds them."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    script = tmp_path / "long_run.py"
+    script.write_text(f"""
+import numpy, warnings, ktune
+warnings.simplefilter("always")
+a = numpy.ones(1000, dtype=numpy.float32)
+args = [numpy.zeros_like(a), a, a, numpy.int32(1000)]
+results, env = ktune.tune_kernel("vector_add", {VECTOR_ADD_C!r}, 1000, args, {{"unroll": list(range(1, 200))}},
+                                 lang="C", quiet=True, iterations=1, cache={str(tmp_path / 'cache')!r})
+print("RESULTS", len(results), env["stop_reason"], flush=True)
+""")
+    process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                                   [str(__import__("pathlib").Path(ktune.__file__).resolve().parents[1])] +
+                                   [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                    if p])))
+    cache = tmp_path / "cache.json"
+    deadline = time.time() + 120
+    while time.time() < deadline and (not cache.exists() or cache.read_text().count('"unroll"') < 4):
+        time.sleep(0.2)  # at least a few results measured
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    if "not available here" in err:
+        pytest.skip(err)
+    assert process.returncode == 0, err
+    line = [l for l in out.splitlines() if l.startswith("RESULTS")][0].split()
+    assert 0 < int(line[1]) < 199 and line[2] == "interrupted"
+    assert "interrupted" in err
