@@ -4,6 +4,6 @@ The tuning itself runs in ktune's C++ library (the native module ``ktune._ktune`
 Tuner's Python interface. See docs/python.md for what is supported and what differs from Kernel Tuner.
 """
 from ktune._ktune import JobError, __version__
-from ktune.interface import tune_cache, tune_kernel
+from ktune.interface import tune_cache, tune_kernel, tune_kernel_T1
 
-__all__ = ["JobError", "__version__", "tune_cache", "tune_kernel"]
+__all__ = ["JobError", "__version__", "tune_cache", "tune_kernel", "tune_kernel_T1"]

@@ -3,6 +3,7 @@
 Arguments are translated into a job request for the C++ library and the job's records come back as Kernel Tuner's
 result dicts; no tuning rule lives here.
 """
+import json
 import math
 import numbers
 import os
@@ -275,3 +276,55 @@ def tune_cache(cache_path, restrictions=None, **kwargs):
                      kwargs.get("tune_params"), kwargs.get("objective"), kwargs.get("objective_higher_is_better"),
                      kwargs.get("objectives"), kwargs.get("seed"), kwargs.get("verbose", False),
                      kwargs.get("quiet", False), kwargs.get("metrics"))
+
+
+def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", objective_higher_is_better=False,
+                   simulation_mode=False, output_T4=True, iterations=7, device=None, strategy=None,
+                   strategy_options=None):
+    """Kernel Tuner's tune_kernel_T1: tunes what a T1 file describes, live, or replaying ``cache_filepath`` (else the
+    file's KernelSpecification.SimulationInput) with ``simulation_mode``. The file's Search (strategy and its
+    attributes) and Budget (ConfigurationCount, TuningDuration) apply unless given here. Returns
+    ``(T4 metadata, T4 results)`` as dicts with ``output_T4``, else ``(results, env)``."""
+    path = os.fspath(input_filepath)
+    with open(path, encoding="utf-8") as f:
+        document = json.load(f)
+    options = dict(strategy_options or {})
+    search = document.get("Search") or {}
+    if strategy is None and search.get("Name"):
+        strategy = search["Name"]
+        for attribute in search.get("Attributes") or []:
+            options.setdefault(attribute["Name"], attribute["Value"])
+    for budget in document.get("Budget") or []:
+        kind, value = budget.get("Type"), budget.get("BudgetValue")
+        if kind == "ConfigurationCount":
+            options.setdefault("max_fevals", int(value))
+        elif kind == "TuningDuration":
+            options.setdefault("time_limit", float(value))
+        elif kind == "ConfigurationFraction":
+            raise NotImplementedError("Budget ConfigurationFraction is not supported (nor by Kernel Tuner)")
+    strategy = strategy or "brute_force"
+    objective_texts, objective_names = _objectives(objective, objective_higher_is_better, None)
+    settings, max_fevals, time_limit, seed = _strategy_settings(strategy, options)
+    simulate_path = ""
+    if simulation_mode:
+        simulate_path = os.fspath(cache_filepath) if cache_filepath is not None else \
+            (document.get("KernelSpecification") or {}).get("SimulationInput", "")
+        if not simulate_path:
+            raise ValueError("simulation_mode needs cache_filepath or a KernelSpecification.SimulationInput")
+        if not os.path.isabs(simulate_path) and not os.path.exists(simulate_path):
+            simulate_path = os.path.join(os.path.dirname(path), simulate_path)
+    cache_path = "" if simulation_mode or cache_filepath is None else os.fspath(cache_filepath)
+    out = _ktune.tune_files(path, simulate_path, cache_path, int(iterations),
+                            None if device is None else int(device), strategy, settings, max_fevals, time_limit,
+                            objective_texts, int(seed or 0))
+    results, env = _finish(out, [], objective_names, False, True, live_run=not simulation_mode)
+    if not output_T4:
+        return results, env
+    tune_params = {name: [] for name in out["parameters"]}
+    for r in results:
+        for name in tune_params:
+            if r[name] not in tune_params[name]:
+                tune_params[name].append(r[name])
+    t4 = json.loads(_ktune.t4_text([(k, v) for k, v in tune_params.items()], results, objective_names))
+    from ktune.file_utils import get_t4_metadata
+    return get_t4_metadata(), t4

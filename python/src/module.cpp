@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <set>
 #include <memory>
 #include <stdexcept>
@@ -319,11 +320,11 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
   return run_job(std::move(request), common.on_result);
 }
 
-// Kernel Tuner's file_utils.store_output_file: result dicts (as tune_kernel returns them) written as a T4 results
-// file by the library's writer. Every key that is not a parameter or one of Kernel Tuner's time fields is a
-// measurement; "__error__" gives the status.
-void write_t4(const std::string& path, const py::list& tune_params, const py::list& results,
-              const std::vector<std::string>& objectives) {
+// Result dicts (as tune_kernel returns them) written as T4 results by the library's writer (Kernel Tuner's
+// file_utils.store_output_file and get_t4_results). Every key that is not a parameter or one of Kernel Tuner's time
+// fields is a measurement; "__error__" gives the status.
+void write_t4_results(std::ostream& out, const py::list& tune_params, const py::list& results,
+                      const std::vector<std::string>& objectives) {
   Problem problem;
   problem.name = "results";
   for (const py::handle item : tune_params) {
@@ -367,10 +368,35 @@ void write_t4(const std::string& path, const py::list& tune_params, const py::li
     }
     records.push_back(std::move(r));
   }
+  io::write_t4_results(out, problem, records, objectives);
+}
+
+void write_t4(const std::string& path, const py::list& tune_params, const py::list& results,
+              const std::vector<std::string>& objectives) {
   std::ofstream out(path, std::ios::binary);
   if (!out) throw py::value_error("cannot write " + path);
-  io::write_t4_results(out, problem, records, objectives);
+  write_t4_results(out, tune_params, results, objectives);
   if (!out.flush()) throw py::value_error("cannot write " + path);
+}
+
+std::string t4_text(const py::list& tune_params, const py::list& results, const std::vector<std::string>& objectives) {
+  std::ostringstream out;
+  write_t4_results(out, tune_params, results, objectives);
+  return out.str();
+}
+
+// A run described by files, as `ktune tune` takes them: a T1 problem (live, or the space of a simulation) and a
+// results file to replay.
+py::dict tune_files(std::string problem_path, std::string simulate_path, std::string cache_path,
+                    std::optional<int> iterations, std::optional<int> device, const CommonArguments& common) {
+  TuneRequest request;
+  request.problem_path = std::move(problem_path);
+  request.simulate_path = std::move(simulate_path);
+  request.cache_path = std::move(cache_path);
+  request.live.iterations = iterations;
+  request.live.device = device;
+  apply(common, request);
+  return run_job(std::move(request), common.on_result);
 }
 
 }  // namespace
@@ -431,6 +457,21 @@ PYBIND11_MODULE(_ktune, m) {
 
   m.def("write_t4", &write_t4, py::arg("path"), py::arg("tune_params"), py::arg("results"), py::arg("objectives"),
         "Writes result dicts as a T4 results file.");
+  m.def("t4_text", &t4_text, py::arg("tune_params"), py::arg("results"), py::arg("objectives"),
+        "Result dicts as the text of a T4 results file.");
+  m.def(
+      "tune_files",
+      [common](std::string problem_path, std::string simulate_path, std::string cache_path,
+               std::optional<int> iterations, std::optional<int> device, std::string strategy,
+               std::vector<std::string> settings, std::optional<std::uint64_t> max_fevals,
+               std::optional<double> time_limit, std::vector<std::string> objectives, std::uint64_t seed) {
+        return tune_files(std::move(problem_path), std::move(simulate_path), std::move(cache_path), iterations, device,
+                          common(std::move(strategy), std::move(settings), max_fevals, time_limit,
+                                 std::move(objectives), {}, py::none(), seed, py::none()));
+      },
+      py::arg("problem_path"), py::arg("simulate_path"), py::arg("cache_path"), py::arg("iterations"),
+      py::arg("device"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
+      py::arg("objectives"), py::arg("seed"), "A run of a T1 file, live or replaying a results file.");
   m.def("strategy_names", [] {
     std::vector<std::string> names;
     for (const auto& info : strategy_registry()) names.push_back(info.name);

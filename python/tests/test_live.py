@@ -160,3 +160,24 @@ print("RESULTS", len(results), env["stop_reason"], flush=True)
     line = [l for l in out.splitlines() if l.startswith("RESULTS")][0].split()
     assert 0 < int(line[1]) < 199 and line[2] == "interrupted"
     assert "interrupted" in err
+
+
+def test_tune_kernel_t1_live_with_the_files_search_and_budget(tmp_path):
+    import shutil
+    from conftest import ROOT
+    for source in (ROOT / "examples/vector_add").iterdir():  # the T1 file names its kernel file relative to itself
+        if source.is_file():
+            shutil.copy(source, tmp_path / source.name)
+    with open(tmp_path / "vector_add_opencl.json") as f:
+        document = json.load(f)
+    document["Search"] = {"Name": "random_sample", "Attributes": []}
+    document["Budget"] = [{"Type": "ConfigurationCount", "BudgetValue": 2}]
+    (tmp_path / "vector_add_opencl.json").write_text(json.dumps(document))
+    try:
+        results, env = ktune.tune_kernel_T1(str(tmp_path / "vector_add_opencl.json"), output_T4=False, iterations=2)
+    except ktune.JobError as e:
+        if "not available here" in str(e):
+            pytest.skip(str(e))
+        raise
+    assert len(results) == 2 and env["strategy"] == "random_sample" and env["simulation"] is False
+    assert all("__error__" not in r for r in results)

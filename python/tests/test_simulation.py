@@ -8,6 +8,7 @@ import warnings
 import pytest
 
 import ktune
+from conftest import shared_path
 from ktune.util import ErrorConfig, InvalidConfig, get_config_string
 
 TIMING_KEYS = {"time", "times", "compile_time", "verification_time", "benchmark_time", "strategy_time",
@@ -199,3 +200,17 @@ def test_store_output_file_writes_t4_that_replays_the_same(convolution_cache, tm
     store_metadata_file(str(tmp_path / "meta"))
     with open(tmp_path / "meta.json") as f:
         assert json.load(f)["metadata"]["environment"]["requirements"][0].startswith("ktune==")
+
+
+def test_tune_kernel_t1_replays_a_cache_and_returns_t4():
+    t1 = shared_path("data/kernel_tuner/test_cache_file_T1_input.json")
+    cache = shared_path("data/kernel_tuner/test_cache_file.json")
+    metadata, t4 = ktune.tune_kernel_T1(t1, cache_filepath=cache, simulation_mode=True,
+                                        strategy_options={"max_fevals": 10})
+    assert metadata["schema_version"] == "1.0.0"
+    assert t4["schema_version"] == "1.0.0" and 0 < len(t4["results"]) <= 10
+    for result in t4["results"]:
+        assert {"configuration", "times", "invalidity", "correctness", "measurements"} <= set(result)
+    results, env = ktune.tune_kernel_T1(t1, cache_filepath=cache, simulation_mode=True, output_T4=False,
+                                        strategy="random_sample", strategy_options={"max_fevals": 5})
+    assert len(results) == 5 and env["strategy"] == "random_sample"
