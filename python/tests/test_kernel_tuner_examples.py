@@ -78,7 +78,7 @@ def test_example_runs_with_ktune(example, tmp_path):
     env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(ktune.__file__).resolve().parents[1])] +
                                         [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     run = subprocess.run([sys.executable, "driver.py", script.name], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=900)
+                         text=True, timeout=3600 if settings.get("long") else 600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     calls = json.loads((tmp_path / "calls.json").read_text())
     assert calls, "the script did not call tune_kernel"
