@@ -105,9 +105,13 @@ def _split_metrics(metrics, objective_names):
     return derived, computed
 
 
-def _strategy_settings(strategy, strategy_options):
-    """Budget and hyperparameters from ``strategy_options``; options the strategy does not have are ignored with a
-    warning, as Kernel Tuner ignores them."""
+def _strategy_settings(strategy, strategy_options, seed=None):
+    """The strategy's name (brute_force when None), budget, hyperparameters and seed from ``strategy_options`` (the
+    ``seed`` argument first, else the option, else 0); options the strategy does not have are ignored with a warning,
+    as Kernel Tuner ignores them."""
+    strategy = strategy or "brute_force"
+    if not isinstance(strategy, str):
+        raise NotImplementedError("custom strategy objects are not supported yet by ktune's Python module")
     options = dict(strategy_options or {})
     max_fevals = options.pop("max_fevals", None)
     time_limit = options.pop("time_limit", None)
@@ -116,7 +120,9 @@ def _strategy_settings(strategy, strategy_options):
     if time_limit is not None and (not isinstance(time_limit, numbers.Real) or not time_limit > 0
                                    or not math.isfinite(time_limit)):
         raise ValueError(f"strategy_options['time_limit'] must be a positive number of seconds, not {time_limit!r}")
-    seed = options.pop("seed", None)
+    option_seed = options.pop("seed", None)
+    if seed is None:
+        seed = option_seed if option_seed is not None else 0
     known = set(_ktune.strategy_hyperparameters(strategy))
     settings = []
     for key, value in options.items():
@@ -127,7 +133,7 @@ def _strategy_settings(strategy, strategy_options):
                           f"(its options: {', '.join(sorted(known)) or 'none'})", stacklevel=3)
             continue
         settings.append(f"{key}={value}")
-    return settings, max_fevals, time_limit, seed
+    return strategy, settings, max_fevals, time_limit, int(seed)
 
 
 def _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective, objective_higher_is_better,
@@ -137,17 +143,11 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     path = os.fspath(cache)
     if not os.path.exists(path) and os.path.exists(path + ".json"):
         path += ".json"  # Kernel Tuner appends .json to a cache name without it
-    strategy = strategy or "brute_force"
-    if not isinstance(strategy, str):
-        raise NotImplementedError("custom strategy objects are not supported yet by ktune's Python module")
+    strategy, settings, max_fevals, time_limit, seed = _strategy_settings(strategy, strategy_options, seed)
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
     derived, computed = _split_metrics(metrics, objective_names)
-    settings, max_fevals, time_limit, option_seed = _strategy_settings(strategy, strategy_options)
-    if seed is None:
-        seed = option_seed if option_seed is not None else 0
     texts, keep = _restrictions(restrictions, tune_params)
-    out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep,
-                          int(seed))
+    out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep, seed)
     return _finish(out, computed, objective_names, verbose, quiet, live_run=False)
 
 
@@ -222,14 +222,9 @@ def _tune_live(kernel_name, kernel_source, problem_size, arguments, tune_params,
             raise ValueError(f"'{forbidden}' cannot be a tunable parameter (Kernel Tuner reserves the name)")
     code, file_name = live.kernel_source(kernel_source, kernel_name)
     names = live.block_size_names(block_size_names)
-    strategy = strategy or "brute_force"
-    if not isinstance(strategy, str):
-        raise NotImplementedError("custom strategy objects are not supported yet by ktune's Python module")
+    strategy, settings, max_fevals, time_limit, seed = _strategy_settings(strategy, strategy_options, seed)
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
     derived, computed = _split_metrics(metrics, objective_names)
-    settings, max_fevals, time_limit, option_seed = _strategy_settings(strategy, strategy_options)
-    if seed is None:
-        seed = option_seed if option_seed is not None else 0
     kernel = {
         "backend": live.backend(lang, code), "kernel_name": kernel_name, "kernel_code": code,
         "kernel_file": file_name, "compiler_options": list(compiler_options or []), "compiler": compiler or "",
@@ -259,7 +254,7 @@ def _tune_live(kernel_name, kernel_source, problem_size, arguments, tune_params,
         print(f"Using: {kernel['backend']} backend, {kernel_name}", flush=True)
     out = _ktune.tune_live(kernel_name, [(k, list(v)) for k, v in tune_params.items()], kernel,
                            live.output_check(arguments, answer, atol, verify), cache_path, True, strategy, settings,
-                           max_fevals, time_limit, objective_texts, texts, keep, int(seed),
+                           max_fevals, time_limit, objective_texts, texts, keep, seed,
                            None if quiet else print_result)
     return _finish(out, computed, objective_names, verbose, quiet, live_run=True)
 
@@ -302,9 +297,8 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
             options.setdefault("time_limit", float(value))
         elif kind == "ConfigurationFraction":
             raise NotImplementedError("Budget ConfigurationFraction is not supported (nor by Kernel Tuner)")
-    strategy = strategy or "brute_force"
+    strategy, settings, max_fevals, time_limit, seed = _strategy_settings(strategy, options)
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, None)
-    settings, max_fevals, time_limit, seed = _strategy_settings(strategy, options)
     simulate_path = ""
     if simulation_mode:
         simulate_path = os.fspath(cache_filepath) if cache_filepath is not None else \
@@ -316,7 +310,7 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
     cache_path = "" if simulation_mode or cache_filepath is None else os.fspath(cache_filepath)
     out = _ktune.tune_files(path, simulate_path, cache_path, int(iterations),
                             None if device is None else int(device), strategy, settings, max_fevals, time_limit,
-                            objective_texts, int(seed or 0))
+                            objective_texts, seed)
     results, env = _finish(out, [], objective_names, False, True, live_run=not simulation_mode)
     if not output_T4:
         return results, env

@@ -68,6 +68,18 @@ Value from_python(const py::handle& o) {
                        " is not a number, bool, string or list");
 }
 
+// Kernel Tuner's tune_params as the Python layer passes them, [(name, [values])], as the problem's parameters.
+std::vector<Parameter> parameters_from_python(const py::list& tune_params) {
+  std::vector<Parameter> parameters;
+  for (const py::handle item : tune_params) {
+    const auto pair = item.cast<py::tuple>();
+    Parameter& parameter = parameters.emplace_back();
+    parameter.name = pair[0].cast<std::string>();
+    for (const py::handle v : pair[1]) parameter.values.push_back(from_python(v));
+  }
+  return parameters;
+}
+
 // A Python object kept by C++ code that runs without the GIL (inside a job): its last reference is dropped with the
 // GIL held, wherever that happens.
 std::shared_ptr<py::object> keep_alive(py::object o) {
@@ -250,13 +262,7 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
   TuneRequest request;
   Problem& problem = request.problem.emplace();
   problem.name = name;
-  for (const py::handle item : tune_params) {
-    const auto pair = item.cast<py::tuple>();
-    Parameter parameter;
-    parameter.name = pair[0].cast<std::string>();
-    for (const py::handle v : pair[1]) parameter.values.push_back(from_python(v));
-    problem.parameters.push_back(std::move(parameter));
-  }
+  problem.parameters = parameters_from_python(tune_params);
   problem.block_size_names = strings(kernel["block_size_names"]);
 
   live::KernelSpecification& spec = request.kernel.emplace();
@@ -327,13 +333,7 @@ void write_t4_results(std::ostream& out, const py::list& tune_params, const py::
                       const std::vector<std::string>& objectives) {
   Problem problem;
   problem.name = "results";
-  for (const py::handle item : tune_params) {
-    const auto pair = item.cast<py::tuple>();
-    Parameter parameter;
-    parameter.name = pair[0].cast<std::string>();
-    for (const py::handle v : pair[1]) parameter.values.push_back(from_python(v));
-    problem.parameters.push_back(std::move(parameter));
-  }
+  problem.parameters = parameters_from_python(tune_params);
   static const std::set<std::string, std::less<>> kTimeFields = {
       "times", "compile_time", "verification_time", "benchmark_time", "strategy_time", "framework_time", "timestamp",
       "__error__"};

@@ -71,29 +71,33 @@ struct TuneJob::State {
 
 namespace {
 
+// The configurations of `space` that `keep` accepts, in the same order, as a space of `problem` (the same
+// parameters and value lists, so the same value indices).
+SearchSpace subspace(const SearchSpace& space, Problem problem, const std::function<bool(const Config&)>& keep) {
+  std::vector<Config> kept;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    Config config = space.config_at(i);
+    if (keep(config)) kept.push_back(std::move(config));
+  }
+  return SearchSpace::from_configs(std::move(problem), kept, space.lex_order());
+}
+
 // The recorded configurations of `results` that satisfy `restrictions` as well: the results' own space (failures
 // included, invalid ones not) intersected with the space the restrictions allow over the same parameters.
 SearchSpace restricted_space_from_results(const io::ResultsFile& results, const std::vector<std::string>& restrictions) {
-  const SearchSpace recorded = space_from_results(results);
   Problem restricted = results.problem;
   restricted.constraints.insert(restricted.constraints.end(), restrictions.begin(), restrictions.end());
   restricted.max_threads = std::nullopt;  // the recorded configurations already passed the device's limit
   const SearchSpace allowed = SearchSpace::build(restricted);
-  std::vector<Config> kept;
-  for (std::size_t i = 0; i < recorded.size(); ++i) {
-    Config config = recorded.config_at(i);  // same parameters and value lists: the same value indices
-    if (allowed.index_of(config)) kept.push_back(std::move(config));
-  }
-  return SearchSpace::from_configs(std::move(restricted), kept);
+  return subspace(space_from_results(results), std::move(restricted),
+                  [&](const Config& config) { return allowed.index_of(config).has_value(); });
 }
 
-// The configurations of `space` that `keep` accepts, in the same order.
+// The configurations of `space` that `keep` accepts.
 SearchSpace kept_configurations(const SearchSpace& space,
                                 const std::function<bool(const Problem&, const std::vector<Value>&)>& keep) {
-  std::vector<Config> kept;
-  for (std::size_t i = 0; i < space.size(); ++i)
-    if (keep(space.problem(), space.values_at(i))) kept.push_back(space.config_at(i));
-  return SearchSpace::from_configs(space.problem(), kept, space.lex_order());
+  return subspace(space, space.problem(),
+                  [&](const Config& config) { return keep(space.problem(), space.values_of(config)); });
 }
 
 nlohmann::json configuration_json(const Problem& problem, const std::vector<Value>& values) {
