@@ -17,16 +17,25 @@ pybind11_add_module(ktune_python MODULE ${CMAKE_CURRENT_SOURCE_DIR}/python/src/m
 set_target_properties(ktune_python PROPERTIES OUTPUT_NAME _ktune LIBRARY_OUTPUT_DIRECTORY ${KTUNE_PYTHON_PACKAGE_DIR})
 target_link_libraries(ktune_python PRIVATE ktune_lib)
 
-file(GLOB KTUNE_PYTHON_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/python/ktune/*.py)
-add_custom_target(ktune_python_sources ALL
-                  COMMAND ${CMAKE_COMMAND} -E make_directory ${KTUNE_PYTHON_PACKAGE_DIR}
-                  COMMAND ${CMAKE_COMMAND} -E copy_if_different ${KTUNE_PYTHON_SOURCES} ${KTUNE_PYTHON_PACKAGE_DIR}
+# The package's modules and subpackages (ktune.observers, ktune.strategies), copied with their folders.
+file(GLOB_RECURSE KTUNE_PYTHON_SOURCES CONFIGURE_DEPENDS RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}/python/ktune
+     ${CMAKE_CURRENT_SOURCE_DIR}/python/ktune/*.py)
+set(KTUNE_PYTHON_COPIES)
+foreach(relative ${KTUNE_PYTHON_SOURCES})
+  get_filename_component(folder ${relative} DIRECTORY)
+  list(APPEND KTUNE_PYTHON_COPIES
+       COMMAND ${CMAKE_COMMAND} -E make_directory ${KTUNE_PYTHON_PACKAGE_DIR}/${folder}
+       COMMAND ${CMAKE_COMMAND} -E copy_if_different ${CMAKE_CURRENT_SOURCE_DIR}/python/ktune/${relative}
+               ${KTUNE_PYTHON_PACKAGE_DIR}/${folder})
+  install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/python/ktune/${relative} DESTINATION ktune/${folder} COMPONENT python
+          EXCLUDE_FROM_ALL)
+endforeach()
+add_custom_target(ktune_python_sources ALL ${KTUNE_PYTHON_COPIES}
                   COMMENT "ktune Python package in ${KTUNE_PYTHON_PACKAGE_DIR}")
 add_dependencies(ktune_python ktune_python_sources)
 
 # `make python` installs into the user site of the interpreter (or PYTHON_PREFIX): the folder holding ktune/.
 install(TARGETS ktune_python LIBRARY DESTINATION ktune COMPONENT python EXCLUDE_FROM_ALL)
-install(FILES ${KTUNE_PYTHON_SOURCES} DESTINATION ktune COMPONENT python EXCLUDE_FROM_ALL)
 
 # `make python` puts the package where the interpreter finds it: installed into a scratch folder, it imports.
 add_test(NAME Python.Install

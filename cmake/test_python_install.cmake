@@ -7,7 +7,7 @@ if(NOT installed EQUAL 0)
   message(FATAL_ERROR "installing the python component failed")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PREFIX}
-                        ${PYTHON} -c "import ktune, os; print(ktune.__version__, os.path.dirname(ktune.__file__))"
+                        ${PYTHON} -c "import ktune, ktune.observers.nvml, ktune.strategies.wrapper, os; print(ktune.__version__, os.path.dirname(ktune.__file__))"
                 WORKING_DIRECTORY ${PREFIX} RESULT_VARIABLE imported OUTPUT_VARIABLE printed ERROR_VARIABLE errors)
 if(NOT imported EQUAL 0)
   message(FATAL_ERROR "import ktune from ${PREFIX} failed: ${errors}")

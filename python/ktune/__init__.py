@@ -4,6 +4,6 @@ The tuning itself runs in ktune's C++ library (the native module ``ktune._ktune`
 Tuner's Python interface. See docs/python.md for what is supported and what differs from Kernel Tuner.
 """
 from ktune._ktune import JobError, __version__
-from ktune.interface import tune_cache, tune_kernel, tune_kernel_T1
+from ktune.interface import run_kernel, tune_cache, tune_kernel, tune_kernel_T1
 
-__all__ = ["JobError", "__version__", "tune_cache", "tune_kernel", "tune_kernel_T1"]
+__all__ = ["JobError", "__version__", "run_kernel", "tune_cache", "tune_kernel", "tune_kernel_T1"]

@@ -105,13 +105,33 @@ def _split_metrics(metrics, objective_names):
     return derived, computed
 
 
+def _strategy_object(strategy):
+    """(name, native strategy object or None) of tune_kernel's ``strategy``: a name, ``ktune.strategies.NAME``, or a
+    custom optimiser (``OptAlgWrapper(optimizer)``, or an OptAlg itself)."""
+    from ktune.strategies import RegisteredStrategy
+    from ktune.strategies.wrapper import OptAlg, OptAlgWrapper
+    from ktune.util import StopCriterionReached
+    if strategy is None:
+        return "brute_force", None
+    if isinstance(strategy, str):
+        return strategy, None
+    if isinstance(strategy, RegisteredStrategy):
+        return strategy.name, None
+    if isinstance(strategy, OptAlg):
+        strategy = OptAlgWrapper(strategy)
+    if isinstance(strategy, OptAlgWrapper):
+        return strategy.name, (strategy.optimizer, strategy.scaling, StopCriterionReached)
+    raise NotImplementedError(
+        f"strategy {strategy!r}: ktune runs strategies by name (a string or ktune.strategies.NAME) and custom "
+        "optimisers through ktune.strategies.wrapper.OptAlgWrapper(optimizer); a strategy module's tune(searchspace, "
+        "runner, tuning_options) uses Kernel Tuner's internals and cannot run here")
+
+
 def _strategy_settings(strategy, strategy_options, seed=None):
-    """The strategy's name (brute_force when None), budget, hyperparameters and seed from ``strategy_options`` (the
-    ``seed`` argument first, else the option, else 0); options the strategy does not have are ignored with a warning,
-    as Kernel Tuner ignores them."""
-    strategy = strategy or "brute_force"
-    if not isinstance(strategy, str):
-        raise NotImplementedError("custom strategy objects are not supported yet by ktune's Python module")
+    """The strategy's name (brute_force when None), native object (custom optimisers), budget, hyperparameters and
+    seed from ``strategy_options`` (the ``seed`` argument first, else the option, else 0); options the strategy does
+    not have are ignored with a warning, as Kernel Tuner ignores them."""
+    strategy, strategy_object = _strategy_object(strategy)
     options = dict(strategy_options or {})
     max_fevals = options.pop("max_fevals", None)
     time_limit = options.pop("time_limit", None)
@@ -123,7 +143,7 @@ def _strategy_settings(strategy, strategy_options, seed=None):
     option_seed = options.pop("seed", None)
     if seed is None:
         seed = option_seed if option_seed is not None else 0
-    known = set(_ktune.strategy_hyperparameters(strategy))
+    known = set() if strategy_object is not None else set(_ktune.strategy_hyperparameters(strategy))
     settings = []
     for key, value in options.items():
         if key in _IGNORED_OPTIONS:
@@ -133,7 +153,7 @@ def _strategy_settings(strategy, strategy_options, seed=None):
                           f"(its options: {', '.join(sorted(known)) or 'none'})", stacklevel=3)
             continue
         settings.append(f"{key}={value}")
-    return strategy, settings, max_fevals, time_limit, int(seed)
+    return strategy, settings, max_fevals, time_limit, int(seed), strategy_object
 
 
 def _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective, objective_higher_is_better,
@@ -143,21 +163,30 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     path = os.fspath(cache)
     if not os.path.exists(path) and os.path.exists(path + ".json"):
         path += ".json"  # Kernel Tuner appends .json to a cache name without it
-    strategy, settings, max_fevals, time_limit, seed = _strategy_settings(strategy, strategy_options, seed)
+    strategy, settings, max_fevals, time_limit, seed, strategy_object = \
+        _strategy_settings(strategy, strategy_options, seed)
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
     derived, computed = _split_metrics(metrics, objective_names)
     texts, keep = _restrictions(restrictions, tune_params)
-    out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep, seed)
+    out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep, seed,
+                          None, strategy_object)
     return _finish(out, computed, objective_names, verbose, quiet, live_run=False)
 
 
-def _finish(out, computed, objective_names, verbose, quiet, live_run):
-    """Kernel Tuner's results and env from a job's output, with the callable metrics added, printed as Kernel Tuner
-    prints them."""
+def _add_observer_extras(result, parameters, observers):
+    key = tuple(result[name] for name in parameters)
+    for observer in observers:
+        result.update(observer.extras.get(key, {}))
+
+
+def _finish(out, computed, objective_names, verbose, quiet, live_run, observers=()):
+    """Kernel Tuner's results and env from a job's output, with the callable metrics and the observers' non-numeric
+    values added, printed as Kernel Tuner prints them."""
     results, env = out["results"], out["env"]
     for message in out["messages"]:
         warnings.warn(message, stacklevel=4)
     for result in results:
+        _add_observer_extras(result, out["parameters"], observers)
         if "__error__" in result:
             result["__error__"] = error_config(result["__error__"])
         else:
@@ -169,9 +198,7 @@ def _finish(out, computed, objective_names, verbose, quiet, live_run):
         warnings.warn(f"tuning was interrupted (Ctrl-C): returning the {len(results)} results measured so far",
                       stacklevel=4)
     if not quiet:
-        if live_run:  # every result was printed as it arrived
-            print(f"Device: {env['device_name']}")
-        else:
+        if not live_run:
             print(f"Simulating: {env['device_name'] or env['kernel_name']}")
             if verbose:  # replayed results only when asked for, as Kernel Tuner
                 for result in results:
@@ -200,63 +227,126 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     if simulation_mode:
         return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
                          objective_higher_is_better, objectives, seed, verbose, quiet, metrics)
-    unsupported = {"smem_args": smem_args, "cmem_args": cmem_args, "texmem_args": texmem_args, "defines": defines,
-                   "observers": observers}
-    for name, value in unsupported.items():
-        if value:
-            raise NotImplementedError(f"{name} is not supported yet by ktune's Python module")
-    return _tune_live(kernel_name, kernel_source, problem_size, arguments, tune_params, grid_div_x, grid_div_y,
-                      grid_div_z, restrictions, answer, atol, verify, verbose, lang, device, platform, compiler,
-                      compiler_options, iterations, block_size_names, quiet, strategy, strategy_options, cache,
-                      metrics, objective, objective_higher_is_better, objectives, seed)
-
-
-def _tune_live(kernel_name, kernel_source, problem_size, arguments, tune_params, grid_div_x, grid_div_y, grid_div_z,
-               restrictions, answer, atol, verify, verbose, lang, device, platform, compiler, compiler_options,
-               iterations, block_size_names, quiet, strategy, strategy_options, cache, metrics, objective,
-               objective_higher_is_better, objectives, seed):
+    _refuse_unsupported(smem_args=smem_args, cmem_args=cmem_args, texmem_args=texmem_args)
     if not isinstance(tune_params, dict) or not tune_params:
         raise ValueError("tune_params must be a non-empty dict of parameter name -> list of values")
     for forbidden in ("grid_size_x", "grid_size_y", "grid_size_z", "time"):
         if forbidden in tune_params:
             raise ValueError(f"'{forbidden}' cannot be a tunable parameter (Kernel Tuner reserves the name)")
-    code, file_name = live.kernel_source(kernel_source, kernel_name)
-    names = live.block_size_names(block_size_names)
-    strategy, settings, max_fevals, time_limit, seed = _strategy_settings(strategy, strategy_options, seed)
+    kernel = _kernel(kernel_name, kernel_source, problem_size, arguments, grid_div_x, grid_div_y, grid_div_z, lang,
+                     device, platform, compiler, compiler_options, defines, iterations, block_size_names)
+    strategy, settings, max_fevals, time_limit, seed, strategy_object = \
+        _strategy_settings(strategy, strategy_options, seed)
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
-    derived, computed = _split_metrics(metrics, objective_names)
-    kernel = {
-        "backend": live.backend(lang, code), "kernel_name": kernel_name, "kernel_code": code,
-        "kernel_file": file_name, "compiler_options": list(compiler_options or []), "compiler": compiler or "",
-        "problem_size": live.problem_size(problem_size), "block_size_names": names,
-        "grid_div": [live.grid_div(grid_div_x, names[0]), live.grid_div(grid_div_y, names[1]),
-                     live.grid_div(grid_div_z, names[2])],
-        "iterations": int(iterations), "device": int(device), "platform": int(platform),
-        "metrics": [tuple(text.split("=", 1)) for text in derived],
-        "arguments": live.arguments(arguments),
-    }
+    kernel["metrics"] = _live_metrics(metrics)
+    adapters, output_observers, native = _observers(observers, device, platform, compiler, lang)
+    kernel["observers"], kernel["native_observers"] = adapters, native
     texts, keep = _restrictions(restrictions, None)
     cache_path = ""
     if cache is not None:
         cache_path = os.fspath(cache)
         if not cache_path.endswith(".json"):
             cache_path += ".json"  # as Kernel Tuner names its cache files
-    shown = {name: None for name in tune_params}
-    units = {"time": "ms"}
-
-    def print_result(result):  # each result as it arrives, as Kernel Tuner's logs show it
-        if "__error__" not in result:
-            for name, metric in computed:
-                result[name] = metric(result)
-        print(config_output_string(shown, result, units=units), flush=True)
-
-    if not quiet:
-        print(f"Using: {kernel['backend']} backend, {kernel_name}", flush=True)
+    printer = None if quiet else _ResultPrinter(tune_params, metrics, adapters)
     out = _ktune.tune_live(kernel_name, [(k, list(v)) for k, v in tune_params.items()], kernel,
-                           live.output_check(arguments, answer, atol, verify), cache_path, True, strategy, settings,
-                           max_fevals, time_limit, objective_texts, texts, keep, seed,
-                           None if quiet else print_result)
-    return _finish(out, computed, objective_names, verbose, quiet, live_run=True)
+                           live.output_check(arguments, answer, atol, verify, output_observers), cache_path, True,
+                           strategy, settings, max_fevals, time_limit, objective_texts, texts, keep, seed, printer,
+                           strategy_object)
+    return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
+
+
+def _refuse_unsupported(**options):
+    for name, value in options.items():
+        if value:
+            raise NotImplementedError(f"{name} is not supported yet by ktune's Python module (Kernel Tuner supports it "
+                                      "for CUDA only)")
+
+
+def _kernel(kernel_name, kernel_source, problem_size, arguments, grid_div_x, grid_div_y, grid_div_z, lang, device,
+            platform, compiler, compiler_options, defines, iterations, block_size_names):
+    """The kernel as the native job takes it (``_ktune.tune_live`` and ``run_kernel``)."""
+    source = live.kernel_source(kernel_source, kernel_name, lang)
+    names = live.block_size_names(block_size_names)
+    backend = live.backend(lang, source["code"])
+    options = list(compiler_options or [])
+    options += [f"-I{folder}" for folder in source["include_dirs"] if f"-I{folder}" not in options]
+    return {
+        "backend": backend, "kernel_name": kernel_name, "kernel_code": source["code"],
+        "kernel_file": source["file"], "generate_code": source["generate_code"], "defines": live.defines(defines),
+        "time_from_return": backend == "cpp" and live.returns_its_time(source["code"], kernel_name),
+        "compiler_options": options, "compiler": compiler or "",
+        "problem_size": live.problem_size(problem_size), "block_size_names": names,
+        "grid_div": [live.grid_div(grid_div_x, names[0]), live.grid_div(grid_div_y, names[1]),
+                     live.grid_div(grid_div_z, names[2])],
+        "iterations": int(iterations), "device": int(device), "platform": int(platform), "metrics": [],
+        "arguments": live.arguments(arguments),
+    }
+
+
+def _live_metrics(metrics):
+    """Kernel Tuner's metrics for a live run, in order: expressions (strings) and callables of the result dict, each
+    computed by the job right after its configuration's measurements (so any of them can be the objective)."""
+    out = []
+    for name, metric in (metrics or {}).items():
+        if not isinstance(metric, str) and not callable(metric):
+            raise TypeError(f"metric '{name}' must be an expression (str) or a callable, not {type(metric).__name__}")
+        out.append((str(name), metric))
+    return out
+
+
+def _observers(observers, device, platform, compiler, lang):
+    """tune_kernel's observers: (adapters of BenchmarkObservers, OutputObservers, names of the library's observers).
+    A callable that is not an observer is a factory called with dict(device, platform, compiler, lang), as in Kernel
+    Tuner."""
+    from ktune.observers import BenchmarkObserver, OutputObserver
+    adapters, outputs, native = [], [], []
+    for observer in observers or []:
+        if not isinstance(observer, BenchmarkObserver) and not hasattr(observer, "native_name") and callable(observer):
+            observer = observer(dict(device=device, platform=platform, compiler=compiler, lang=lang))
+        if hasattr(observer, "native_name"):  # measured by the library itself (NVML's energy counter)
+            why_not = _ktune.observer_unavailable(observer.native_name)
+            if why_not:
+                raise RuntimeError(f"{type(observer).__name__} cannot observe on this machine: {why_not}")
+            native.append(observer.native_name)
+        elif isinstance(observer, OutputObserver):
+            outputs.append(observer)
+        elif isinstance(observer, BenchmarkObserver):
+            adapters.append(live.ObserverAdapter(observer))
+        else:
+            raise TypeError(f"observer {observer!r} is not a BenchmarkObserver (ktune.observers.BenchmarkObserver)")
+    return adapters, outputs, native
+
+
+class _ResultPrinter:
+    """Prints a live run as Kernel Tuner does: the device, then each result as it arrives."""
+
+    def __init__(self, tune_params, metrics, observers):
+        self.shown = {name: None for name in tune_params}
+        self.metrics = {name: None for name in (metrics or {})}
+        self.parameters = list(tune_params)
+        self.observers = observers
+
+    def started(self, device_name):
+        print(f"Using: {device_name}", flush=True)
+
+    def result(self, result):
+        _add_observer_extras(result, self.parameters, self.observers)
+        print(config_output_string(self.shown, result, self.metrics, units={"time": "ms"}), flush=True)
+
+
+def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid_div_x=None, grid_div_y=None,
+               grid_div_z=None, lang=None, device=0, platform=0, smem_args=None, cmem_args=None, texmem_args=None,
+               compiler=None, compiler_options=None, defines=None, block_size_names=None, quiet=False, log=None):
+    """Kernel Tuner's run_kernel: compiles the configuration ``params`` (one value per name), runs it once on the
+    arguments and returns the arguments after the run (numpy arrays shaped and typed like the inputs; scalars as
+    given). The caller's arrays are not written. Raises ``ktune.JobError`` when it does not compile or run."""
+    _refuse_unsupported(smem_args=smem_args, cmem_args=cmem_args, texmem_args=texmem_args)
+    if not isinstance(params, dict):
+        raise TypeError("params must be a dict of parameter name -> value")
+    kernel = _kernel(kernel_name, kernel_source, problem_size, arguments, grid_div_x, grid_div_y, grid_div_z, lang,
+                     device, platform, compiler, compiler_options, defines, 1, block_size_names)
+    after = _ktune.run_kernel(kernel_name, list(params.items()), kernel)
+    return live.outputs_as_arrays(list(arguments), after)
 
 
 def tune_cache(cache_path, restrictions=None, **kwargs):
@@ -297,7 +387,9 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
             options.setdefault("time_limit", float(value))
         elif kind == "ConfigurationFraction":
             raise NotImplementedError("Budget ConfigurationFraction is not supported (nor by Kernel Tuner)")
-    strategy, settings, max_fevals, time_limit, seed = _strategy_settings(strategy, options)
+    strategy, settings, max_fevals, time_limit, seed, strategy_object = _strategy_settings(strategy, options)
+    if strategy_object is not None:
+        raise NotImplementedError("tune_kernel_T1 runs ktune's strategies by name")
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, None)
     simulate_path = ""
     if simulation_mode:

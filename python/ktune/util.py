@@ -58,3 +58,7 @@ def config_output_string(tune_params, result, metrics=None, units=None):
     if "__error__" in result:
         keys.append("__error__")
     return get_config_string(result, keys, units)
+
+
+class StopCriterionReached(Exception):
+    """Raised by the cost function a custom optimiser calls when the tuning budget is spent (Kernel Tuner's name)."""

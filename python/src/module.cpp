@@ -5,6 +5,8 @@
 #include <pybind11/stl.h>
 
 #include <csignal>
+#include <cfloat>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -22,7 +24,13 @@
 #include "ktune/jobs/tune_job.hpp"
 #include "ktune/live/element_type.hpp"
 #include "ktune/live/kernel_specification.hpp"
+#include "ktune/live/launch_observer.hpp"
+#include "ktune/live/observer.hpp"
+#include "ktune/live/run_kernel.hpp"
+#include "ktune/rng.hpp"
+#include "ktune/search_space.hpp"
 #include "ktune/status.hpp"
+#include "ktune/strategy_toolkit.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/strategy.hpp"
@@ -89,6 +97,181 @@ std::shared_ptr<py::object> keep_alive(py::object o) {
   });
 }
 
+// A configuration as the dict of parameter values Kernel Tuner's callables take.
+py::dict params_dict(const std::vector<std::string>& names, std::span<const Value> values) {
+  py::dict params;
+  for (std::size_t p = 0; p < values.size() && p < names.size(); ++p) params[py::str(names[p])] = to_python(values[p]);
+  return params;
+}
+
+std::vector<std::string> parameter_names(const Problem& problem) {
+  std::vector<std::string> names;
+  for (const auto& p : problem.parameters) names.push_back(p.name);
+  return names;
+}
+
+// Calls a kept Python callable from a job (no GIL held): Python's exception becomes std::runtime_error with its
+// message, formatted while the GIL is held.
+template <class... Args>
+py::object call_python(const std::shared_ptr<py::object>& f, const char* what, Args&&... args) {
+  try {
+    return (*f)(std::forward<Args>(args)...);
+  } catch (py::error_already_set& e) {
+    throw std::runtime_error(std::string(what) + " raised " + e.what());
+  }
+}
+
+// A BenchmarkObserver of the Python layer (ktune.observers' adapter around the user's observer): Kernel Tuner's
+// hooks called with the GIL at each timed launch; get_results gives the numeric measurements.
+class PythonObserver final : public live::LaunchObserver {
+ public:
+  PythonObserver(std::shared_ptr<py::object> observer, std::vector<std::string> names)
+      : observer_(std::move(observer)), names_(std::move(names)) {}
+  void register_device(const live::DeviceInfo& device) override {
+    py::gil_scoped_acquire gil;
+    py::dict env;
+    for (const auto& [key, value] : device.properties) env[py::str(key)] = value;
+    py::dict info;
+    info["name"] = device.name;
+    info["platform"] = device.platform;
+    info["max_threads"] = device.max_threads;
+    info["env"] = env;
+    hook("register_device", info);
+  }
+  void register_configuration(std::span<const Value> config) override {
+    py::gil_scoped_acquire gil;
+    hook("register_configuration", params_dict(names_, config));
+  }
+  void before_start() override { plain_hook("before_start"); }
+  void after_start() override { plain_hook("after_start"); }
+  void during() override { plain_hook("during"); }
+  void after_finish() override { plain_hook("after_finish"); }
+  std::vector<live::Observation> results() override {
+    py::gil_scoped_acquire gil;
+    const py::object got = hook("get_results");
+    std::vector<live::Observation> out;
+    for (const auto& [key, value] : got.cast<py::dict>())
+      out.push_back({py::str(key).cast<std::string>(), value.cast<double>(), ""});
+    return out;
+  }
+
+ private:
+  void plain_hook(const char* name) {
+    py::gil_scoped_acquire gil;
+    hook(name);
+  }
+  template <class... Args>
+  py::object hook(const char* name, Args&&... args) {
+    try {
+      return observer_->attr(name)(std::forward<Args>(args)...);
+    } catch (py::error_already_set& e) {
+      throw std::runtime_error(std::string(py::str(observer_->attr("name"))) + "." + name + " raised " + e.what());
+    }
+  }
+  std::shared_ptr<py::object> observer_;
+  std::vector<std::string> names_;
+};
+
+// Kernel Tuner's CostFunc as a custom optimiser sees it (OptAlg.__call__(func, searchspace)): called with a
+// configuration (parameter values in order; with `scaling`, a point of the continuous view, snapped to the nearest
+// valid configuration), it returns the cost (the objective, negated when higher is better), sys.float_info.max for
+// a failed or invalid configuration, and raises StopCriterionReached when the budget ends.
+struct PythonCostFunc {
+  const SearchSpace* space;
+  CostFunction* cost;
+  Rng* rng;
+  bool scaling;
+  py::object stop;  // the StopCriterionReached class
+
+  double operator()(const py::sequence& x) {
+    const std::size_t n = space->num_params();
+    if (x.size() != n)
+      throw py::value_error("the cost function takes " + std::to_string(n) + " values, one per parameter, not " +
+                            std::to_string(x.size()));
+    Config config;
+    if (scaling) {
+      std::vector<double> point;
+      for (const py::handle v : x) point.push_back(v.cast<double>());
+      config = space->from_continuous(point);
+      if (!space->is_valid(config)) {
+        const auto repaired = strategies::repair_by_index_distance(*space, config, *rng);
+        if (!repaired) return DBL_MAX;
+        config = space->config_at(*repaired);
+      }
+    } else {
+      std::vector<Value> values;
+      for (const py::handle v : x) values.push_back(from_python(v));
+      const auto found = space->config_of(values);
+      if (!found) return DBL_MAX;  // a value not in tune_params: as invalid as a configuration the restrictions refuse
+      config = *found;
+    }
+    double result = 0;
+    bool exhausted = false;
+    {
+      py::gil_scoped_release release;  // live evaluations take long, and the listener takes the GIL
+      try {
+        result = (*cost)(std::span<const std::uint32_t>(config));
+      } catch (const BudgetExhausted&) {
+        exhausted = true;
+      }
+    }
+    if (exhausted) {
+      PyErr_SetString(stop.ptr(), "the tuning budget is spent");
+      throw py::error_already_set();
+    }
+    return std::isfinite(result) && result != CostFunction::kInvalidCost ? result : DBL_MAX;
+  }
+};
+
+// Kernel Tuner's Searchspace as a custom optimiser uses it: the valid configurations as tuples of values.
+struct PythonSearchSpace {
+  const SearchSpace* space;
+  Rng* rng;
+
+  py::tuple values(std::size_t index) const {
+    const auto v = space->values_at(index);
+    py::tuple t(v.size());
+    for (std::size_t p = 0; p < v.size(); ++p) t[p] = to_python(v[p]);
+    return t;
+  }
+  py::list tuples(const std::vector<std::size_t>& indices) const {
+    py::list out;
+    for (std::size_t i : indices) out.append(values(i));
+    return out;
+  }
+  std::optional<Config> config_of(const py::sequence& x) const {
+    if (x.size() != space->num_params()) return std::nullopt;
+    std::vector<Value> v;
+    for (const py::handle item : x) v.push_back(from_python(item));
+    return space->config_of(v);
+  }
+};
+
+// A custom strategy of the Python layer: `optimizer(func, searchspace)` with the GIL, as Kernel Tuner's OptAlgWrapper
+// calls an OptAlg. StopCriterionReached out of it is the budget's end.
+class PythonStrategy final : public Strategy {
+ public:
+  PythonStrategy(std::shared_ptr<py::object> optimizer, bool scaling, py::object stop)
+      : optimizer_(std::move(optimizer)), scaling_(scaling), stop_(keep_alive(std::move(stop))) {}
+  void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
+    py::gil_scoped_acquire gil;
+    PythonCostFunc func{&space, &cost, &rng, scaling_, *stop_};
+    PythonSearchSpace searchspace{&space, &rng};
+    try {
+      (*optimizer_)(py::cast(&func, py::return_value_policy::reference),
+                    py::cast(&searchspace, py::return_value_policy::reference));
+    } catch (py::error_already_set& e) {
+      if (e.matches(*stop_)) throw BudgetExhausted();
+      throw std::runtime_error(std::string("the strategy raised ") + e.what());
+    }
+  }
+
+ private:
+  std::shared_ptr<py::object> optimizer_;
+  bool scaling_;
+  std::shared_ptr<py::object> stop_;
+};
+
 // A record as Kernel Tuner's result dict: the parameters, then the measurements ("time" in ms and "times" for a
 // successful run; observer values and metrics), the step times in ms and the timestamp. A failure carries its
 // Kernel Tuner error name under "__error__" (the Python layer turns it into an ErrorConfig).
@@ -126,12 +309,20 @@ struct CommonArguments {
   std::vector<std::string> restrictions;
   py::object keep;  // None, or callable(dict of parameter values) -> bool: Kernel Tuner's callable restrictions
   std::uint64_t seed = 0;
-  py::object on_result;  // None, or callable(result dict) for each new result while the job runs
+  // None, or an object told started(device name) once the device is open and result(dict) of each new result.
+  py::object on_result;
+  // None, or (optimizer, scaling, StopCriterionReached): a custom strategy object of the Python layer.
+  py::object strategy_object = py::none();
 };
 
 void apply(const CommonArguments& a, TuneRequest& request) {
   request.strategy = a.strategy;
   request.settings = a.settings;
+  if (!a.strategy_object.is_none()) {
+    const auto t = a.strategy_object.cast<py::tuple>();
+    request.strategy_object =
+        std::make_shared<PythonStrategy>(keep_alive(t[0]), t[1].cast<bool>(), py::reinterpret_borrow<py::object>(t[2]));
+  }
   request.budget.max_evaluations = a.max_fevals;
   request.budget.time_limit_seconds = a.time_limit;
   request.objectives = a.objectives;
@@ -142,8 +333,7 @@ void apply(const CommonArguments& a, TuneRequest& request) {
     // refusal with Python's message, formatted while the GIL is held.
     request.keep = [keep = keep_alive(a.keep)](const Problem& problem, const std::vector<Value>& values) {
       py::gil_scoped_acquire gil;
-      py::dict params;
-      for (std::size_t p = 0; p < values.size(); ++p) params[py::str(problem.parameters[p].name)] = to_python(values[p]);
+      const py::dict params = params_dict(parameter_names(problem), values);
       try {
         return static_cast<bool>(py::bool_((*keep)(params)));
       } catch (py::error_already_set& e) {
@@ -154,8 +344,8 @@ void apply(const CommonArguments& a, TuneRequest& request) {
 }
 
 // Sees every evaluation while the job runs: a Ctrl-C pressed meanwhile (Python only notes it while C++ runs)
-// becomes a stop request, so the job ends with what it measured; each new result goes to `on_result`, if given (the
-// Python layer prints it as Kernel Tuner's logs do).
+// becomes a stop request, so the job ends with what it measured; each new result goes to `on_result.result(dict)`,
+// if given (the Python layer prints it as Kernel Tuner's logs do).
 class PythonListener final : public TuningListener {
  public:
   PythonListener(const TuneJob& job, py::object on_result) : job_(job), on_result_(std::move(on_result)) {}
@@ -168,7 +358,7 @@ class PythonListener final : public TuningListener {
     const TraceEntry& entry = cost.trace()[position];
     if (on_result_.is_none() || entry.resumed) return;
     try {
-      on_result_(result_dict(job_.space().problem(), job_.evaluator().record(entry.index)));
+      on_result_.attr("result")(result_dict(job_.space().problem(), job_.evaluator().record(entry.index)));
     } catch (py::error_already_set& e) {
       PyErr_WarnEx(PyExc_RuntimeWarning, (std::string("printing a result failed: ") + e.what()).c_str(), 1);
     }
@@ -191,6 +381,7 @@ py::dict run_job(TuneRequest request, py::object on_result) {
     job.emplace(std::move(request));
     {
       py::gil_scoped_acquire gil;
+      if (!on_result.is_none()) on_result.attr("started")(job->evaluator().device_name());
       listener.emplace(*job, std::move(on_result));
     }
     outcome.emplace(job->run({&*listener}));
@@ -254,18 +445,13 @@ std::vector<std::string> strings(const py::handle& list) {
   return out;
 }
 
-// A live run of a kernel given in memory. `kernel` is the normalised form the Python layer makes of tune_kernel's
-// arguments (python/ktune/live.py); `verify`, if not None, gets the arguments after a run (bytes for arrays, None
-// for scalars) and returns "" when the output is right, else why not.
-py::dict tune_live(const std::string& name, const py::list& tune_params, const py::dict& kernel, py::object verify,
-                   const std::string& cache_path, bool isolate, const CommonArguments& common) {
-  TuneRequest request;
-  Problem& problem = request.problem.emplace();
-  problem.name = name;
-  problem.parameters = parameters_from_python(tune_params);
-  problem.block_size_names = strings(kernel["block_size_names"]);
-
-  live::KernelSpecification& spec = request.kernel.emplace();
+// The kernel specification of the normalised form the Python layer makes of tune_kernel's arguments
+// (python/ktune/live.py): `verify`, if not None, gets the arguments after a run (bytes for arrays, None for scalars)
+// and returns "" when the output is right, else why not. Callables (code generator, defines, metrics, observers) are
+// called back with the GIL.
+live::KernelSpecification kernel_specification(const py::dict& kernel, const Problem& problem, py::object verify) {
+  const std::vector<std::string> names = parameter_names(problem);
+  live::KernelSpecification spec;
   spec.backend = kernel["backend"].cast<std::string>();
   spec.kernel_name = kernel["kernel_name"].cast<std::string>();
   spec.kernel_code = kernel["kernel_code"].cast<std::string>();
@@ -280,10 +466,49 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
   spec.backend_options.device = kernel["device"].cast<int>();
   spec.backend_options.platform = kernel["platform"].cast<int>();
   spec.backend_options.compiler = kernel["compiler"].cast<std::string>();
+  spec.backend_options.time_from_return = kernel.contains("time_from_return") && kernel["time_from_return"].cast<bool>();
+  if (kernel.contains("generate_code") && !kernel["generate_code"].is_none()) {
+    spec.generate_code = [f = keep_alive(kernel["generate_code"]), names](std::span<const Value> config) {
+      py::gil_scoped_acquire gil;
+      return py::str(call_python(f, "the kernel_source generator", params_dict(names, config))).cast<std::string>();
+    };
+  }
+  if (kernel.contains("defines") && !kernel["defines"].is_none()) {
+    spec.generate_defines = [f = keep_alive(kernel["defines"]), names](std::span<const Value> config) {
+      py::gil_scoped_acquire gil;
+      live::Defines defines;
+      for (const py::handle pair : call_python(f, "defines", params_dict(names, config))) {
+        const auto t = pair.cast<py::tuple>();
+        defines.emplace_back(py::str(t[0]).cast<std::string>(), py::str(t[1]).cast<std::string>());
+      }
+      return defines;
+    };
+  }
   for (const py::handle m : kernel["metrics"]) {
     const auto pair = m.cast<py::tuple>();
-    spec.metrics.push_back({pair[0].cast<std::string>(), pair[1].cast<std::string>(), ""});
+    live::Metric metric{pair[0].cast<std::string>(), "", ""};
+    if (py::isinstance<py::str>(pair[1])) {
+      metric.expression = pair[1].cast<std::string>();
+    } else {  // Kernel Tuner's callable metric: a dict of the parameters and the measurements so far
+      metric.code = [f = keep_alive(py::reinterpret_borrow<py::object>(pair[1])), names, name = metric.name](
+                        std::span<const Value> config, const live::MeasurementMap& measured) {
+        py::gil_scoped_acquire gil;
+        py::dict p = params_dict(names, config);
+        for (const auto& [key, value] : measured) p[py::str(key)] = value;
+        const py::object v = call_python(f, ("metric '" + name + "'").c_str(), p);
+        try {
+          return v.cast<double>();
+        } catch (const py::cast_error&) {
+          throw std::runtime_error("returned " + std::string(py::repr(v)) + ", not a number");
+        }
+      };
+    }
+    spec.metrics.push_back(std::move(metric));
   }
+  if (kernel.contains("observers"))
+    for (const py::handle o : kernel["observers"])
+      spec.launch_observers.push_back(
+          std::make_shared<PythonObserver>(keep_alive(py::reinterpret_borrow<py::object>(o)), names));
   for (const py::handle a : kernel["arguments"]) {
     const auto d = a.cast<py::dict>();
     live::ArgumentSpecification arg;
@@ -296,10 +521,12 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
     if (arg.scalar) {
       arg.fill_value = d["value"].cast<double>();
     } else {
-      const std::string bytes = d["data"].cast<std::string>();  // one copy of the array, shared by every run
-      const auto* begin = reinterpret_cast<const std::byte*>(bytes.data());
+      // The array's own memory, read through the buffer protocol: one copy, shared by every run.
+      const py::buffer_info buffer = py::buffer(d["data"]).request();
+      const auto* begin = static_cast<const std::byte*>(buffer.ptr);
+      const auto bytes = static_cast<std::size_t>(buffer.size * buffer.itemsize);
       arg.fill = live::Fill::data;
-      arg.data = std::make_shared<const std::vector<std::byte>>(begin, begin + bytes.size());
+      arg.data = std::make_shared<const std::vector<std::byte>>(begin, begin + bytes);
       arg.size = std::to_string(d["count"].cast<std::uint64_t>());
     }
     spec.arguments.push_back(std::move(arg));
@@ -320,10 +547,61 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
       }
     };
   }
+  return spec;
+}
+
+Problem live_problem(const std::string& name, const py::list& tune_params, const py::dict& kernel) {
+  Problem problem;
+  problem.name = name;
+  problem.parameters = parameters_from_python(tune_params);
+  problem.block_size_names = strings(kernel["block_size_names"]);
+  return problem;
+}
+
+// A live run of a kernel given in memory.
+py::dict tune_live(const std::string& name, const py::list& tune_params, const py::dict& kernel, py::object verify,
+                   const std::string& cache_path, bool isolate, const CommonArguments& common) {
+  TuneRequest request;
+  const Problem& problem = request.problem.emplace(live_problem(name, tune_params, kernel));
+  request.kernel.emplace(kernel_specification(kernel, problem, std::move(verify)));
+  if (kernel.contains("native_observers")) request.live.observers = strings(kernel["native_observers"]);
   request.cache_path = cache_path;
   request.live.isolate = isolate;
   apply(common, request);
   return run_job(std::move(request), common.on_result);
+}
+
+// Kernel Tuner's run_kernel: one configuration (`params`: [(name, value)]) run once; every argument after the run,
+// as bytes (None for scalars). Errors are JobError with the library's message.
+py::list run_kernel(const std::string& name, const py::list& params, const py::dict& kernel) {
+  py::list tune_params;
+  for (const py::handle item : params) {
+    const auto pair = item.cast<py::tuple>();
+    tune_params.append(py::make_tuple(pair[0], py::make_tuple(pair[1])));
+  }
+  const Problem problem = live_problem(name, tune_params, kernel);
+  const live::KernelSpecification spec = kernel_specification(kernel, problem, py::none());
+  std::vector<Value> config;
+  for (const auto& p : problem.parameters) config.push_back(p.values.at(0));
+  std::vector<live::KernelArgument> after;
+  {
+    py::gil_scoped_release release;
+    try {
+      after = live::run_kernel(spec, problem, config);
+    } catch (const live::BackendUnavailable& e) {
+      throw JobError(JobError::Kind::input, e.what());
+    } catch (const std::invalid_argument& e) {
+      throw JobError(JobError::Kind::request, e.what());
+    } catch (const std::runtime_error& e) {
+      throw JobError(JobError::Kind::input, e.what());
+    }
+  }
+  py::list out;
+  for (const auto& arg : after) {
+    if (arg.scalar || arg.local_memory) out.append(py::none());
+    else out.append(py::bytes(reinterpret_cast<const char*>(arg.bytes.data()), arg.bytes.size()));
+  }
+  return out;
 }
 
 // Result dicts (as tune_kernel returns them) written as T4 results by the library's writer (Kernel Tuner's
@@ -419,24 +697,26 @@ PYBIND11_MODULE(_ktune, m) {
   const auto common = [](std::string strategy, std::vector<std::string> settings,
                          std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit,
                          std::vector<std::string> objectives, std::vector<std::string> restrictions, py::object keep,
-                         std::uint64_t seed, py::object on_result) {
+                         std::uint64_t seed, py::object on_result, py::object strategy_object) {
     return CommonArguments{std::move(strategy),   std::move(settings),     max_fevals,      time_limit,
                            std::move(objectives), std::move(restrictions), std::move(keep), seed,
-                           std::move(on_result)};
+                           std::move(on_result),  std::move(strategy_object)};
   };
   m.def(
       "simulate",
       [common](std::string cache_path, std::string strategy, std::vector<std::string> settings,
                std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit,
                std::vector<std::string> objectives, std::vector<std::string> restrictions,
-               std::vector<std::string> derived, py::object keep, std::uint64_t seed, py::object on_result) {
+               std::vector<std::string> derived, py::object keep, std::uint64_t seed, py::object on_result,
+               py::object strategy_object) {
         return simulate(std::move(cache_path), std::move(derived),
                         common(std::move(strategy), std::move(settings), max_fevals, time_limit, std::move(objectives),
-                               std::move(restrictions), std::move(keep), seed, std::move(on_result)));
+                               std::move(restrictions), std::move(keep), seed, std::move(on_result),
+                               std::move(strategy_object)));
       },
       py::arg("cache_path"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
       py::arg("objectives"), py::arg("restrictions"), py::arg("derived"), py::arg("keep"), py::arg("seed"),
-      py::arg("on_result") = py::none(),
+      py::arg("on_result") = py::none(), py::arg("strategy_object") = py::none(),
       "Replays a brute-forced Kernel Tuner cache or T4 file with a strategy. Returns {parameters, results, env, "
       "best, pareto_front, messages}.");
   m.def(
@@ -445,14 +725,16 @@ PYBIND11_MODULE(_ktune, m) {
                bool isolate, std::string strategy, std::vector<std::string> settings,
                std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit,
                std::vector<std::string> objectives, std::vector<std::string> restrictions, py::object keep,
-               std::uint64_t seed, py::object on_result) {
+               std::uint64_t seed, py::object on_result, py::object strategy_object) {
         return tune_live(name, tune_params, kernel, std::move(verify), cache_path, isolate,
                          common(std::move(strategy), std::move(settings), max_fevals, time_limit, std::move(objectives),
-                                std::move(restrictions), std::move(keep), seed, std::move(on_result)));
+                                std::move(restrictions), std::move(keep), seed, std::move(on_result),
+                                std::move(strategy_object)));
       },
       py::arg("name"), py::arg("tune_params"), py::arg("kernel"), py::arg("verify"), py::arg("cache_path"),
       py::arg("isolate"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
       py::arg("objectives"), py::arg("restrictions"), py::arg("keep"), py::arg("seed"), py::arg("on_result") = py::none(),
+      py::arg("strategy_object") = py::none(),
       "Tunes a kernel given in memory, live. Returns what simulate returns.");
 
   m.def("write_t4", &write_t4, py::arg("path"), py::arg("tune_params"), py::arg("results"), py::arg("objectives"),
@@ -467,11 +749,88 @@ PYBIND11_MODULE(_ktune, m) {
                std::optional<double> time_limit, std::vector<std::string> objectives, std::uint64_t seed) {
         return tune_files(std::move(problem_path), std::move(simulate_path), std::move(cache_path), iterations, device,
                           common(std::move(strategy), std::move(settings), max_fevals, time_limit,
-                                 std::move(objectives), {}, py::none(), seed, py::none()));
+                                 std::move(objectives), {}, py::none(), seed, py::none(), py::none()));
       },
       py::arg("problem_path"), py::arg("simulate_path"), py::arg("cache_path"), py::arg("iterations"),
       py::arg("device"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
       py::arg("objectives"), py::arg("seed"), "A run of a T1 file, live or replaying a results file.");
+  m.def(
+      "observer_unavailable",
+      [](const std::string& name) {
+        std::string why_not;
+        return live::make_observer(name, {}, why_not) ? std::string() : why_not;
+      },
+      py::arg("name"), "Why the library's observer NAME cannot observe on this machine (\"\" when it can).");
+  m.def("run_kernel", &run_kernel, py::arg("name"), py::arg("params"), py::arg("kernel"),
+        "Runs one configuration once; every argument after the run (bytes, None for scalars).");
+
+  py::class_<PythonCostFunc>(m, "CostFunc", "Kernel Tuner's cost function as a custom optimiser calls it")
+      .def("__call__", &PythonCostFunc::operator(), py::arg("x"))
+      .def_property_readonly("budget_spent_fraction",
+                             [](const PythonCostFunc& f) { return f.cost->budget_spent_fraction(); })
+      .def_property_readonly("evaluations", [](const PythonCostFunc& f) { return f.cost->evaluations(); });
+  py::class_<PythonSearchSpace>(m, "Searchspace", "the valid configurations, as a custom optimiser sees them")
+      .def_property_readonly("size", [](const PythonSearchSpace& s) { return s.space->size(); })
+      .def("__len__", [](const PythonSearchSpace& s) { return s.space->size(); })
+      .def_property_readonly("param_names",
+                             [](const PythonSearchSpace& s) { return parameter_names(s.space->problem()); })
+      .def_property_readonly("tune_params",
+                             [](const PythonSearchSpace& s) {
+                               py::dict d;
+                               for (const auto& p : s.space->problem().parameters) {
+                                 py::list values;
+                                 for (const Value& v : p.values) values.append(to_python(v));
+                                 d[py::str(p.name)] = values;
+                               }
+                               return d;
+                             })
+      .def_property_readonly("params_values",
+                             [](const PythonSearchSpace& s) {
+                               py::list out;
+                               for (const auto& p : s.space->problem().parameters) {
+                                 py::tuple values(p.values.size());
+                                 for (std::size_t i = 0; i < p.values.size(); ++i) values[i] = to_python(p.values[i]);
+                                 out.append(values);
+                               }
+                               return py::tuple(out);
+                             })
+      .def_property_readonly("list",
+                             [](const PythonSearchSpace& s) {
+                               py::list out;
+                               for (std::size_t i = 0; i < s.space->size(); ++i) out.append(s.values(i));
+                               return out;
+                             })
+      .def("is_param_config_valid",
+           [](const PythonSearchSpace& s, const py::sequence& x) { return s.config_of(x).has_value(); },
+           py::arg("param_config"))
+      .def(
+          "get_random_sample",
+          [](const PythonSearchSpace& s, std::size_t n) {
+            return s.tuples(s.space->random_sample(std::min(n, s.space->size()), *s.rng));
+          },
+          py::arg("num_samples"), "distinct valid configurations, uniformly at random from the job's seeded generator")
+      .def(
+          "get_neighbors",
+          [](const PythonSearchSpace& s, const py::sequence& x, const std::optional<std::string>& method) {
+            const auto m = parse_neighbour_method(method.value_or("Hamming"));
+            if (!m) throw py::value_error("unknown neighbor_method '" + *method + "'");
+            const auto config = s.config_of(x);
+            if (!config) {  // an invalid configuration still has valid neighbours: by its value indices
+              std::vector<std::uint32_t> indices;
+              std::size_t p = 0;
+              for (const py::handle item : x) {
+                const auto& values = s.space->param_values(p++);
+                const Value wanted = from_python(item);
+                const auto it = std::find_if(values.begin(), values.end(),
+                                             [&](const Value& v) { return python_equal(v, wanted); });
+                indices.push_back(it == values.end() ? UINT32_MAX : static_cast<std::uint32_t>(it - values.begin()));
+              }
+              return s.tuples(s.space->neighbours(indices, *m));
+            }
+            return s.tuples(s.space->neighbours(*config, *m));
+          },
+          py::arg("param_config"), py::arg("neighbor_method") = py::none());
+
   m.def("strategy_names", [] {
     std::vector<std::string> names;
     for (const auto& info : strategy_registry()) names.push_back(info.name);

@@ -113,6 +113,26 @@ std::string statistic_name(live::Statistic s) {
 }  // namespace
 
 void TuneJob::State::open_strategy() {
+  // The caller's own strategy object: shared with the caller, run as it is.
+  class Borrowed final : public Strategy {
+   public:
+    explicit Borrowed(std::shared_ptr<Strategy> s) : s_(std::move(s)) {}
+    void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override { s_->run(space, cost, rng); }
+
+   private:
+    std::shared_ptr<Strategy> s_;
+  };
+  if (request.strategy_object) {
+    if (!request.settings.empty()) refuse_request("a strategy object takes no settings");
+    if (request.isolate_strategy) refuse_request("a strategy object cannot be isolated: give a registered strategy or a plug-in");
+    strategy = std::make_unique<Borrowed>(request.strategy_object);
+    try {
+      request.budget.validate();
+    } catch (const std::exception& e) {
+      refuse_request(e.what());
+    }
+    return;
+  }
   try {
     settings = parse_strategy_settings(request.strategy, request.settings);
     strategy = make_strategy(request.strategy, settings);
@@ -387,6 +407,7 @@ std::string TuneJob::description() const {
 
 std::vector<std::pair<std::string, Value>> TuneJob::hyperparameters() const {
   const State& s = *state_;
+  if (s.request.strategy_object) return {};
   const auto resolved =
       Hyperparameters::resolve(s.request.strategy, find_strategy(s.request.strategy)->hyperparameters, s.settings);
   return {resolved.values().begin(), resolved.values().end()};

@@ -124,7 +124,13 @@ RunResult KernelRunner::run(const RunRequest& request) {
       kernel_.reset();  // the previous configuration is released before the next is built
       source_.name = request.kernel_name;
       compile_start = Clock::now();
-      kernel_ = backend_->compile(source_, request.defines);
+      if (request.code.empty()) {
+        kernel_ = backend_->compile(source_, request.defines);
+      } else {
+        KernelSource generated = source_;
+        generated.code = request.code;
+        kernel_ = backend_->compile(generated, request.defines);
+      }
       result.compile_ms = ms_since(compile_start);
       compiling = false;
     }
@@ -154,8 +160,12 @@ RunResult KernelRunner::run(const RunRequest& request) {
       if (observe)
         for (auto& o : observers_) o->start();
       const auto timed_start = Clock::now();
-      for (std::uint32_t k = 0; k < request.iterations; ++k)
+      const bool hook = request.observe_launches && launch_hook_;
+      for (std::uint32_t k = 0; k < request.iterations; ++k) {
+        if (hook) launch_hook_(LaunchEvent::ready);
+        if (hook) launch_hook_(LaunchEvent::started);
         result.runtimes_ms.push_back(backend_->launch(*kernel_, request.geometry));
+      }
       const double timed_ms = ms_since(timed_start);
       if (observe)
         for (auto& o : observers_)
@@ -195,6 +205,7 @@ RunResult KernelRunner::run(const RunRequest& request) {
 void encode(const RunRequest& r, std::string& out) {
   Writer w(out);
   w.pod<std::uint8_t>(r.compile);
+  w.str(r.code);
   w.str(r.kernel_name);
   w.pod<std::uint64_t>(r.defines.size());
   for (const auto& [name, value] : r.defines) {
@@ -208,12 +219,14 @@ void encode(const RunRequest& r, std::string& out) {
   for (auto i : r.read_back) w.pod(i);
   w.pod<std::uint8_t>(r.warmup);
   w.pod(r.iterations);
+  w.pod<std::uint8_t>(r.observe_launches);
 }
 
 RunRequest decode_request(std::string_view in) {
   Reader r(in);
   RunRequest q;
   q.compile = r.pod<std::uint8_t>() != 0;
+  q.code = r.str();
   q.kernel_name = r.str();
   for (std::size_t n = r.count(); n > 0; --n) {
     std::string name = r.str();
@@ -225,6 +238,7 @@ RunRequest decode_request(std::string_view in) {
   for (std::size_t n = r.count(); n > 0; --n) q.read_back.push_back(r.pod<std::uint32_t>());
   q.warmup = r.pod<std::uint8_t>() != 0;
   q.iterations = r.pod<std::uint32_t>();
+  q.observe_launches = r.pod<std::uint8_t>() != 0;
   r.end();
   return q;
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -21,6 +22,7 @@ namespace ktune::live::detail {
 
 struct RunRequest {
   bool compile = true;        // compile kernel_name/defines; false: reuse the kernel compiled by the last request
+  std::string code;           // the source to compile (a generated one); empty: the runner's own source
   std::string kernel_name;
   Defines defines;
   LaunchGeometry geometry;
@@ -28,6 +30,22 @@ struct RunRequest {
   std::vector<std::uint32_t> read_back;
   bool warmup = false;        // one untimed launch before the timed ones
   std::uint32_t iterations = 0;
+  bool observe_launches = false;  // tell the launch hook of each timed launch (the caller's LaunchObservers)
+};
+
+// The timed launches as the caller's observers see them: `ready` before each launch (the runner waits for the hook
+// to return), `started` right before the backend's launch call.
+enum class LaunchEvent : std::uint8_t { ready, started };
+
+// The caller's side of observed launches: what ready/started mean to its observers, polled while a launch runs (when
+// it runs elsewhere: the worker), and told when the last one finished. Implementations do not throw.
+class LaunchEvents {
+ public:
+  virtual ~LaunchEvents() = default;
+  virtual void ready() = 0;
+  virtual void started() = 0;
+  virtual void during() = 0;
+  virtual void finished() = 0;
 };
 
 // input_modified: the kernel wrote to a buffer it declares read-only (its later configurations would see wrong inputs
@@ -97,6 +115,8 @@ class KernelRunner {
   const Backend& backend() const { return *backend_; }
   // Where to publish the steps (memory shared with the parent); null: nowhere.
   void report_phase_to(PhaseBoard* board) { board_ = board; }
+  // Called at each timed launch of a request that observes launches.
+  void set_launch_hook(std::function<void(LaunchEvent)> hook) { launch_hook_ = std::move(hook); }
 
  private:
   std::unique_ptr<Backend> backend_;
@@ -111,6 +131,7 @@ class KernelRunner {
   std::unique_ptr<CompiledKernel> kernel_;
   std::vector<std::unique_ptr<Observer>> observers_;
   PhaseBoard* board_ = nullptr;
+  std::function<void(LaunchEvent)> launch_hook_;
 };
 
 // The wire format: little helpers appending to / reading from a byte string. Decoding throws std::runtime_error on a

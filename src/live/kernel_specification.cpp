@@ -32,7 +32,7 @@ void KernelSpecification::validate(const Problem& problem) const {
   if (backend != "cpp" && backend != "opencl" && backend != "cuda")
     throw std::invalid_argument(fmt::format("backend: unknown backend '{}' (expected cpp, opencl or cuda)", backend));
   if (kernel_name.empty()) throw std::invalid_argument("kernel_name: no kernel name given");
-  if (kernel_file.empty() && kernel_code.empty())
+  if (kernel_file.empty() && kernel_code.empty() && !generate_code)
     throw std::invalid_argument("kernel_file: no kernel source given (kernel_file or kernel_code)");
   if (iterations < 1) throw std::invalid_argument(fmt::format("iterations: {} (expected at least 1)", iterations));
   if (!(timeout_s > 0)) throw std::invalid_argument(fmt::format("timeout_s: {} (expected > 0 seconds)", timeout_s));
@@ -93,7 +93,7 @@ void KernelSpecification::validate(const Problem& problem) const {
     if (m.name.empty()) throw std::invalid_argument("metrics: a metric without a name");
     if (!metric_names.insert(m.name).second)
       throw std::invalid_argument(fmt::format("metric '{}': duplicate name", m.name));
-    check_expression(m.expression, fmt::format("metric '{}'", m.name));
+    if (!m.code) check_expression(m.expression, fmt::format("metric '{}'", m.name));
   }
   for (const AccuracyMeasure& a : accuracy) {
     const std::string field = fmt::format("accuracy '{}'", a.name);
@@ -107,7 +107,8 @@ void KernelSpecification::validate(const Problem& problem) const {
     if (verification.kind == Verification::Kind::none || verification.kind == Verification::Kind::callback)
       throw std::invalid_argument(fmt::format("{}: needs a reference output (a reference configuration or files)", field));
   }
-  check_metric_names(problem);
+  // What the caller's observers report is known only once they report: metrics may then use any name.
+  if (launch_observers.empty()) check_metric_names(problem);
 }
 
 // A metric is evaluated over what one evaluation measured (the step times, the accuracy measures, what observers
@@ -123,6 +124,11 @@ void KernelSpecification::check_metric_names(const Problem& problem) const {
     types.push_back(expr::types_of(p.values));
   }
   for (const Metric& m : metrics) {
+    if (m.code) {  // code: checked when it runs
+      names.insert(names.begin(), m.name);
+      types.insert(types.begin(), expr::type_bit(ValueType::Float));
+      continue;
+    }
     try {
       const expr::NodePtr root = expr::parse_expression(m.expression);
       (void)expr::CompiledExpression::compile(*root, m.expression, names, types, problem.constants);
@@ -139,7 +145,7 @@ KernelSource load_source(const KernelSpecification& spec) {
   source.name = spec.kernel_name;
   source.file = spec.kernel_file;
   source.compiler_options = spec.compiler_options;
-  if (!spec.kernel_code.empty()) {
+  if (!spec.kernel_code.empty() || spec.generate_code) {  // generated code comes per configuration
     source.code = spec.kernel_code;
     return source;
   }

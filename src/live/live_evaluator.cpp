@@ -70,6 +70,46 @@ const KernelSpecification& validated(const KernelSpecification& spec, const Prob
   return spec;
 }
 
+// Kernel Tuner's benchmark loop as the caller's observers see it. What an observer throws is kept (the first
+// message): the configuration then fails with it, and the launches go on undisturbed.
+class ObserverCalls final : public detail::LaunchEvents {
+ public:
+  explicit ObserverCalls(const std::vector<std::shared_ptr<LaunchObserver>>& observers) : observers_(observers) {}
+  void ready() override {
+    finish_launch();
+    each([](LaunchObserver& o) { o.before_start(); });
+  }
+  void started() override {
+    each([](LaunchObserver& o) { o.after_start(); });
+    in_flight_ = true;
+  }
+  void during() override {
+    if (in_flight_) each([](LaunchObserver& o) { o.during(); });
+  }
+  void finished() override { finish_launch(); }
+  template <class F>
+  void each(F&& call) {
+    for (const auto& o : observers_) {
+      try {
+        call(*o);
+      } catch (const std::exception& e) {
+        if (error_.empty()) error_ = e.what();
+      }
+    }
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  void finish_launch() {
+    if (!in_flight_) return;
+    in_flight_ = false;
+    each([](LaunchObserver& o) { o.after_finish(); });
+  }
+  const std::vector<std::shared_ptr<LaunchObserver>>& observers_;
+  bool in_flight_ = false;
+  std::string error_;
+};
+
 // The measurements every evaluation has besides the metrics and accuracy measures (usable as objectives).
 constexpr const char* kTimeMeasurements[] = {"time", "compile_time", "verification_time", "benchmark_time"};
 
@@ -121,8 +161,9 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
       observer_notes_.push_back(name + ": " + why_not);
     }
   }
+  // What the caller's observers report is known only once they report.
   for (const auto& o : objectives_)
-    if (!known.count(o.name))
+    if (!known.count(o.name) && spec_.launch_observers.empty())
       throw std::invalid_argument(fmt::format("objective '{}' is not measured; measured: {}{}", o.name,
                                               fmt::join(known, ", "),
                                               observer_notes_.empty()
@@ -196,6 +237,7 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
 
   start_backend(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(std::max(spec_.timeout_s, 30.0))));
+  for (const auto& o : spec_.launch_observers) o->register_device(device_info_);
   if (v.kind == Verification::Kind::configuration) run_reference_configuration();
 }
 
@@ -247,16 +289,28 @@ void LiveEvaluator::show_worker_output(const std::vector<Value>& config, const s
   std::fflush(stderr);
 }
 
-detail::WorkerReply LiveEvaluator::run(const detail::RunRequest& request, Clock::time_point deadline) {
+detail::WorkerReply LiveEvaluator::run(const detail::RunRequest& request, Clock::time_point deadline,
+                                       detail::LaunchEvents* events) {
   if (isolate_) {
-    detail::WorkerReply reply = worker_->run(request, deadline);
+    detail::WorkerReply reply = worker_->run(request, deadline, events);
     // Abandoned: the next evaluation (of a resumed run) starts a fresh worker.
     if (reply.kind == detail::WorkerReply::Kind::interrupted) throw Interrupted();
     return reply;
   }
   // In process: no deadline can be enforced (the kernel runs on this thread).
+  // In process the launch blocks this thread: observers are told before and after each launch, never during it.
   detail::WorkerReply reply;
+  if (events && request.observe_launches) {
+    in_process_->set_launch_hook([events](detail::LaunchEvent event) {
+      if (event == detail::LaunchEvent::ready) events->ready();
+      else events->started();
+    });
+  }
   reply.result = in_process_->run(request);
+  if (events && request.observe_launches) {
+    events->finished();
+    in_process_->set_launch_hook({});
+  }
   return reply;
 }
 
@@ -284,6 +338,12 @@ void LiveEvaluator::run_reference_configuration() {
     fail(e.what());
   }
   detail::RunRequest request;
+  try {
+    if (spec_.generate_defines) plan.defines = spec_.generate_defines(config);
+    if (spec_.generate_code) request.code = spec_.generate_code(config);
+  } catch (const std::exception& e) {
+    fail(fmt::format("generating the kernel's code failed: {}", e.what()));
+  }
   request.kernel_name = plan.kernel_name;
   request.defines = plan.defines;
   request.geometry = plan.geometry;
@@ -360,6 +420,18 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
     return finish(Status::invalid, fmt::format("a block of {} threads exceeds the device's maximum of {}", threads,
                                                device_info_.max_threads));
 
+  // The caller's code for this configuration (generated source, defines): its failure costs the configuration.
+  std::string generated_code;
+  try {
+    if (spec_.generate_defines) plan.defines = spec_.generate_defines(config);
+    if (spec_.generate_code) {
+      generated_code = spec_.generate_code(config);
+      if (generated_code.empty()) throw std::runtime_error("the code generator returned no code");
+    }
+  } catch (const std::exception& e) {
+    return finish(Status::compile_failed, fmt::format("generating the kernel's code failed: {}", e.what()));
+  }
+
   if (isolate_ && !worker_->alive()) start_backend(Clock::now() + std::chrono::seconds(30));
   const auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec_.timeout_s));
@@ -367,8 +439,9 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
   // One round trip: the kernel's steps happen in the worker; what it reports is the backend's time, the rest of the
   // round trip (messages, copies) is ours. A lost worker reports nothing: its whole round trip counts as running.
   std::vector<Observation> observed;
+  ObserverCalls observer_calls(spec_.launch_observers);
   const auto send = [&](const detail::RunRequest& request) -> std::optional<std::pair<Status, std::string>> {
-    detail::WorkerReply reply = run(request, deadline);
+    detail::WorkerReply reply = run(request, deadline, &observer_calls);
     if (!reply.output.empty()) show_worker_output(config, reply.output);
     if (reply.kind != detail::WorkerReply::Kind::result) {
       // A lost worker's request: each step's time (the worker published them) goes to that step's field; the
@@ -415,6 +488,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
 
   measurements_.clear();
   detail::RunRequest request;
+  request.code = std::move(generated_code);
   request.kernel_name = plan.kernel_name;
   request.defines = std::move(plan.defines);
   request.geometry = plan.geometry;
@@ -427,10 +501,18 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
     request.check_run = false;
     request.read_back.clear();
     request.defines.clear();
+    request.code.clear();
   }
   request.warmup = spec_.warmup;
   request.iterations = static_cast<std::uint32_t>(spec_.iterations);
+  request.observe_launches = !spec_.launch_observers.empty();
+  if (request.observe_launches) observer_calls.each([&](LaunchObserver& o) { o.register_configuration(config); });
   if (auto failed = send(request)) return finish(failed->first, std::move(failed->second));
+  observer_calls.each([&](LaunchObserver& o) {
+    for (auto& observation : o.results()) observed.push_back(std::move(observation));
+  });
+  if (!observer_calls.error().empty())
+    return finish(Status::runtime_failed, fmt::format("an observer failed: {}", observer_calls.error()));
 
   auto& m = measurements_;
   m["time"] = statistic_of(spec_.statistic, rec.runtimes_ms);

@@ -12,11 +12,18 @@
 namespace ktune::live {
 
 double evaluate_metric(const Metric& metric, const Problem& problem, std::span<const Value> config,
-                       const std::map<std::string, double, std::less<>>& measurements) {
+                       const MeasurementMap& measurements) {
   const std::string field = fmt::format("metric '{}'", metric.name);
   if (config.size() != problem.parameters.size())
     throw std::invalid_argument(fmt::format("{}: configuration has {} values, the problem {} parameters", field,
                                             config.size(), problem.parameters.size()));
+  if (metric.code) {
+    try {
+      return metric.code(config, measurements);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("{}: {}", field, e.what()));
+    }
+  }
   // Measurements first (Kernel Tuner merges results over parameters), then parameters, then constants.
   Value scratch;
   const expr::NameResolver names = [&](std::string_view name) -> const Value* {

@@ -27,7 +27,7 @@
 namespace ktune::live::detail {
 namespace {
 
-enum : std::uint8_t { kHello = 1, kSetupFailed = 2, kResult = 3, kRun = 4 };
+enum : std::uint8_t { kHello = 1, kSetupFailed = 2, kResult = 3, kRun = 4, kLaunchReady = 5, kGo = 6, kLaunchStarted = 7 };
 
 using support::read_all;
 using support::send_all;
@@ -76,6 +76,19 @@ std::string describe_status(int status) {
     ::_exit(0);
   }
   runner->report_phase_to(board);
+  // Observed launches: the parent's observers run between our frames; a launch waits for their before_start().
+  runner->set_launch_hook([fd](LaunchEvent event) {
+    if (event == LaunchEvent::started) {
+      if (!send_frame(fd, kLaunchStarted, "")) ::_exit(0);
+      return;
+    }
+    if (!send_frame(fd, kLaunchReady, "")) ::_exit(0);
+    std::uint64_t length = 0;
+    char type = 0;
+    if (!read_all(fd, reinterpret_cast<char*>(&length), sizeof length) || length != 1 || !read_all(fd, &type, 1) ||
+        static_cast<std::uint8_t>(type) != kGo)
+      ::_exit(0);  // the parent is gone or confused: nothing to report to
+  });
   std::string out;
   encode(runner->backend().device_info(), out);
   if (!send_frame(fd, kHello, out)) ::_exit(0);
@@ -190,7 +203,8 @@ void WorkerProcess::end() {
   kill_and_reap();
 }
 
-WorkerProcess::Wait WorkerProcess::read_frame(std::string& payload, std::uint8_t& type, Clock::time_point deadline) {
+WorkerProcess::Wait WorkerProcess::read_frame(std::string& payload, std::uint8_t& type, Clock::time_point deadline,
+                                              LaunchEvents* events) {
   std::string buffer;
   std::uint64_t length = 0;
   std::size_t want = sizeof length;
@@ -200,12 +214,15 @@ WorkerProcess::Wait WorkerProcess::read_frame(std::string& payload, std::uint8_t
     if (left <= 0) return Wait::timeout;
     if (stop_requested()) return Wait::interrupted;
     pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 100)));
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, events ? 1 : 100)));
     if (ready < 0) {
       if (errno == EINTR) continue;
       return Wait::eof;
     }
-    if (ready == 0) continue;  // the deadline check above ends the wait
+    if (ready == 0) {  // the deadline check above ends the wait
+      if (events) events->during();
+      continue;
+    }
     char chunk[65536];
     const std::size_t room = std::min(sizeof chunk, want - buffer.size());
     const ssize_t n = ::read(fd_, chunk, room);
@@ -228,7 +245,7 @@ WorkerProcess::Wait WorkerProcess::read_frame(std::string& payload, std::uint8_t
   }
 }
 
-WorkerReply WorkerProcess::run(const RunRequest& request, Clock::time_point deadline) {
+WorkerReply WorkerProcess::run(const RunRequest& request, Clock::time_point deadline, LaunchEvents* events) {
   if (!alive()) throw std::logic_error("WorkerProcess::run on a dead worker");
   std::string payload;
   encode(request, payload);
@@ -239,8 +256,26 @@ WorkerReply WorkerProcess::run(const RunRequest& request, Clock::time_point dead
     return reply;
   }
   std::uint8_t type = 0;
-  payload.clear();
-  switch (read_frame(payload, type, deadline)) {
+  Wait wait = Wait::frame;
+  if (!request.observe_launches) events = nullptr;
+  for (;;) {
+    payload.clear();
+    wait = read_frame(payload, type, deadline, events);
+    if (wait != Wait::frame || !events) break;
+    if (type == kLaunchReady) {
+      events->ready();
+      if (!send_frame(fd_, kGo, "")) {
+        wait = Wait::eof;
+        break;
+      }
+    } else if (type == kLaunchStarted) {
+      events->started();
+    } else {
+      break;
+    }
+  }
+  if (events) events->finished();
+  switch (wait) {
     case Wait::timeout:
       reply.kind = WorkerReply::Kind::timeout;
       kill_and_reap();

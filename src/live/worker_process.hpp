@@ -7,6 +7,9 @@
 // Protocol (both directions): frames of [u64 length][u8 type][payload], payloads encoded by kernel_run.hpp.
 //   child -> parent: hello(DeviceInfo) | setup_failed(u8 unavailable, message) | result(RunResult)
 //   parent -> child: run(RunRequest)
+// A request that observes launches (RunRequest::observe_launches) adds, per timed launch, child -> parent
+// launch_ready, parent -> child go (after the parent's observers' before_start), child -> parent launch_started; the
+// parent polls its observers about once a millisecond until the next frame.
 // Outputs needed for verification travel back to the parent in the result (the reference stays in the parent).
 //
 // The parent waits with poll() until a deadline. On timeout it SIGKILLs the worker's process group (the worker and
@@ -58,11 +61,13 @@ class WorkerProcess {
 
   // Sends the request and waits for the result until `deadline`. After a timeout or death the worker is not alive.
   // A stop request (interruption.hpp) ends the wait within 100 ms: the worker is killed and the reply says so.
-  WorkerReply run(const RunRequest& request, Clock::time_point deadline);
+  // `events`: told of the timed launches of a request that observes them.
+  WorkerReply run(const RunRequest& request, Clock::time_point deadline, LaunchEvents* events = nullptr);
 
  private:
   enum class Wait { frame, timeout, eof, interrupted };
-  Wait read_frame(std::string& payload, std::uint8_t& type, Clock::time_point deadline);
+  // While waiting, `events` (if any) is polled about once a millisecond.
+  Wait read_frame(std::string& payload, std::uint8_t& type, Clock::time_point deadline, LaunchEvents* events = nullptr);
   std::string kill_and_reap();  // SIGKILL the group, reap; returns how it ended
   std::string reap_dead();      // reap a child that closed its socket; returns how it ended
   void end();                   // closes the socket, lets an idle child exit, kills one that does not

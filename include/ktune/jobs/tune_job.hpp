@@ -30,6 +30,7 @@
 #include "ktune/problem.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/objective.hpp"
+#include "ktune/tuning/strategy.hpp"
 #include "ktune/tuning/tune.hpp"
 
 namespace ktune {
@@ -55,6 +56,9 @@ struct TuneRequest {
   std::optional<live::KernelSpecification> kernel;
   std::string strategy = "brute_force";
   std::vector<std::string> settings;  // strategy hyperparameters, name=value
+  // A strategy object of the caller's (a Python strategy object) run instead of a registered one: `strategy` then
+  // only names it in reports, and it takes no settings. It cannot be isolated (it lives in the caller's process).
+  std::shared_ptr<Strategy> strategy_object;
   Budget budget;
   std::uint64_t seed = 0;
   std::vector<std::string> objectives;  // NAME[:min|:max], comma-separated or one per element

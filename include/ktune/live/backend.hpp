@@ -93,6 +93,9 @@ struct BackendOptions {
   int platform = 0;           // OpenCL platform index
   int device = 0;             // device index within the platform (OpenCL) or CUDA ordinal
   std::string compiler;       // cpp: the compiler command ("" = $CXX or c++)
+  // cpp: the function returns its own time in ms as a float, Kernel Tuner's convention for C, and that is the
+  // launch's time (a negative or non-finite value fails the launch); false: a steady clock around the call.
+  bool time_from_return = false;
 };
 
 // "cpp", "opencl" or "cuda". Throws BackendUnavailable (with the reason) when that backend cannot run here, and

@@ -22,6 +22,7 @@
 
 #include "ktune/live/backend.hpp"
 #include "ktune/live/kernel_argument.hpp"
+#include "ktune/live/launch_observer.hpp"
 #include "ktune/problem.hpp"
 #include "ktune/value.hpp"
 
@@ -62,10 +63,16 @@ struct Verification {
   double atol = 1e-6, rtol = 0;
 };
 
+// The measurements of one configuration by name ("time" in ms, observers', the metrics before this one).
+using MeasurementMap = std::map<std::string, double, std::less<>>;
+
 struct Metric {
   std::string name;        // "GFLOP/s"
   std::string expression;  // "2*n*n*n/(time/1e3)/1e9": parameters, constants and measurements (time in ms)
   std::string unit;
+  // A metric as code (Kernel Tuner's callable metrics, from Python), used instead of `expression`: the
+  // configuration's values (the problem's order) and its measurements; what it throws makes the metric NaN.
+  std::function<double(std::span<const Value> config, const MeasurementMap& measurements)> code = {};
 };
 
 // Accuracy of an output instead of pass/fail (mixed-precision tuning, Kernel Tuner's AccuracyObserver): the error of
@@ -95,6 +102,17 @@ struct KernelSpecification {
   // Every tunable parameter, block_size_x/y/z, grid_size_x/y/z and `kernel_tuner 1` are defined unless false.
   bool define_parameters = true;
   std::vector<std::pair<std::string, std::string>> extra_defines;  // name -> expression (its value is defined)
+
+  // Code of the caller's, run in this process for each configuration (its values in the problem's order) before it
+  // is compiled: Kernel Tuner's code generators and `defines` from Python. What they throw fails that configuration
+  // (compile_failed, with the message).
+  // The source of the configuration, in place of kernel_code/kernel_file (which then only name it in messages).
+  std::function<std::string(std::span<const Value> config)> generate_code = {};
+  // The defines of the configuration, in place of the parameters' and extra_defines.
+  std::function<Defines(std::span<const Value> config)> generate_defines = {};
+  // Observers on this side of the worker (Kernel Tuner's BenchmarkObserver subclasses): told of every timed launch;
+  // their results are measurements of the configuration (usable by metrics and as objectives).
+  std::vector<std::shared_ptr<LaunchObserver>> launch_observers = {};
 
   std::vector<ArgumentSpecification> arguments;
 
@@ -139,7 +157,7 @@ std::string compare_output(const KernelArgument& expected, std::span<const std::
 // The value of a metric for a configuration and its measurements (name -> value, "time" included). Throws
 // std::invalid_argument naming the metric when it cannot be evaluated.
 double evaluate_metric(const Metric& metric, const Problem& problem, std::span<const Value> config,
-                       const std::map<std::string, double, std::less<>>& measurements);
+                       const MeasurementMap& measurements);
 
 // Accuracy metrics, computed in double over all elements (EPS = 1e-8 keeps divisions finite):
 //   MSE   mean((a-e)^2)            RMSE  sqrt(MSE)            NRMSE  RMSE / max(max(e) - min(e), EPS)

@@ -39,6 +39,7 @@ class KernelRunner;
 class WorkerProcess;
 struct RunRequest;
 struct WorkerReply;
+class LaunchEvents;
 }  // namespace detail
 
 struct LiveEvaluatorOptions {
@@ -94,7 +95,8 @@ class LiveEvaluator final : public Evaluator {
  private:
   using Clock = std::chrono::steady_clock;
   void start_backend(Clock::time_point deadline);
-  detail::WorkerReply run(const detail::RunRequest& request, Clock::time_point deadline);
+  detail::WorkerReply run(const detail::RunRequest& request, Clock::time_point deadline,
+                          detail::LaunchEvents* events = nullptr);
   void run_reference_configuration();
   EvaluationRecord evaluate_config(const std::vector<Value>& config);
   void show_worker_output(const std::vector<Value>& config, const std::string& output) const;

@@ -5,8 +5,9 @@
 //  - Vector arguments arrive as pointers to this backend's own host buffers (64-byte aligned); local-memory arguments
 //    as a pointer to a scratch buffer of their size; scalars by value with their element type. A half scalar is
 //    passed as its 16 raw bits (declare it uint16_t): C has no portable half type and libffi cannot pass _Float16.
-//  - The function's return value is ignored; the time is a steady clock around the call (Kernel Tuner's C backend
-//    trusts a returned float instead, which lets broken host code report any time it likes).
+//  - The function's return value is ignored; the time is a steady clock around the call. With
+//    BackendOptions::time_from_return, Kernel Tuner's convention instead: the function returns its own time in ms as
+//    a float (host code that times only its kernel region), and that is the launch's time.
 //  - The code is compiled as C unless it is C++: a .cpp/.cc/.cxx/.C file, -std=c++.../-x c++ among the options, or
 //    C++-only syntax (extern "C", namespace, template, ::, C++ standard headers). C++ functions need extern "C".
 //  - Code containing "#pragma omp" is built with -fopenmp and its library is never unloaded: OpenMP runtimes keep
@@ -22,6 +23,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -220,7 +222,7 @@ class CppKernel final : public CompiledKernel {
 
 class CppBackend final : public Backend {
  public:
-  explicit CppBackend(const BackendOptions& options) {
+  explicit CppBackend(const BackendOptions& options) : time_from_return_(options.time_from_return) {
     std::string command = options.compiler;
     if (command.empty()) {
       const char* cxx = std::getenv("CXX");
@@ -273,7 +275,8 @@ class CppBackend final : public Backend {
       reset_argument(i);
     }
     // libffi keeps a pointer to types_, which does not change until the next set_arguments.
-    if (ffi_prep_cif(&cif_, FFI_DEFAULT_ABI, static_cast<unsigned>(types_.size()), &ffi_type_void,
+    if (ffi_prep_cif(&cif_, FFI_DEFAULT_ABI, static_cast<unsigned>(types_.size()),
+                     time_from_return_ ? &ffi_type_float : &ffi_type_void,
                      types_.empty() ? nullptr : types_.data()) != FFI_OK)
       throw std::runtime_error("cpp backend: libffi cannot describe a call with these " +
                                std::to_string(types_.size()) + " arguments");
@@ -366,10 +369,19 @@ class CppBackend final : public Backend {
         values[i] = &pointers[i];
       }
     }
+    // libffi widens a returned float to a full register (ffi_arg) for the caller to narrow.
+    ffi_arg returned = 0;
     const auto start = std::chrono::steady_clock::now();
-    ffi_call(&cif_, FFI_FN(compiled->function()), nullptr, values.empty() ? nullptr : values.data());
+    ffi_call(&cif_, FFI_FN(compiled->function()), time_from_return_ ? &returned : nullptr,
+             values.empty() ? nullptr : values.data());
     const auto stop = std::chrono::steady_clock::now();
-    return std::chrono::duration<double, std::milli>(stop - start).count();
+    if (!time_from_return_) return std::chrono::duration<double, std::milli>(stop - start).count();
+    float reported = 0;
+    std::memcpy(&reported, &returned, sizeof reported);
+    if (!std::isfinite(reported) || reported < 0)
+      throw LaunchError("cpp backend: the function returned " + std::to_string(reported) +
+                        " as its time in ms (expected a float >= 0)");
+    return reported;
   }
 
  private:
@@ -385,6 +397,7 @@ class CppBackend final : public Backend {
     std::byte bytes[8]{};
   };
 
+  bool time_from_return_ = false;
   std::vector<std::string> compiler_;
   std::string compiler_version_;
   std::vector<KernelArgument> initial_;

@@ -1,0 +1,24 @@
+"""Strategies by module name, as Kernel Tuner scripts pass them (``strategy=kernel_tuner.strategies.minimize``):
+``ktune.strategies.NAME`` stands for ktune's strategy NAME. Custom optimisers: ``ktune.strategies.wrapper``."""
+from ktune import _ktune
+
+
+class RegisteredStrategy:
+    """ktune's strategy ``name``, given as an object."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"ktune.strategies.{self.name}"
+
+    def tune(self, *args, **kwargs):
+        raise TypeError(f"{self!r} is run by tune_kernel(strategy=...), not called")
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if name not in _ktune.strategy_names():
+        raise AttributeError(f"ktune has no strategy '{name}' (its strategies: {', '.join(_ktune.strategy_names())})")
+    return RegisteredStrategy(name)
