@@ -400,3 +400,42 @@ TEST(TuneJob, InMemoryInputsAreCheckedAsFilesAre) {
   no_data.kernel->arguments = {missing};
   EXPECT_EQ(refusal(no_data), JobError::Kind::input);
 }
+
+namespace {
+// Evaluates the first `n` configurations in order: a caller's own strategy object.
+class FirstN final : public Strategy {
+ public:
+  explicit FirstN(std::size_t n) : n_(n) {}
+  void run(const SearchSpace& space, CostFunction& cost, Rng&) override {
+    ++runs;
+    for (std::size_t i = 0; i < n_ && i < space.size(); ++i) cost(i);
+  }
+  int runs = 0;
+
+ private:
+  std::size_t n_;
+};
+}  // namespace
+
+TEST(TuneJob, AStrategyObjectOfTheCallersRunsInsteadOfARegisteredOne) {
+  auto strategy = std::make_shared<FirstN>(5);
+  TuneRequest request = simulated("my_strategy", 100);
+  request.strategy_object = strategy;
+  TuneJob job(std::move(request));
+  const TuneOutcome outcome = job.run();
+  EXPECT_EQ(strategy->runs, 1);
+  ASSERT_EQ(outcome.records.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_TRUE(same(outcome.records[i].config, job.space().values_at(i)));
+  EXPECT_EQ(outcome.result.stop_reason, StopReason::strategy_finished);
+  EXPECT_TRUE(job.hyperparameters().empty());
+  EXPECT_EQ(tune_report_json(job, outcome, false)["strategy"], "my_strategy");
+
+  TuneRequest with_settings = simulated("my_strategy");
+  with_settings.strategy_object = strategy;
+  with_settings.settings = {"popsize=3"};
+  EXPECT_EQ(refusal(std::move(with_settings)), JobError::Kind::request);
+  TuneRequest isolated = simulated("my_strategy");
+  isolated.strategy_object = strategy;
+  isolated.isolate_strategy = true;
+  EXPECT_EQ(refusal(std::move(isolated)), JobError::Kind::request);
+}
