@@ -269,3 +269,23 @@ def test_c_functions_returning_float_report_their_own_time():
     results, _ = run_or_skip("vector_add", VECTOR_ADD_C, int(n), [c, a, b, n], {"unroll": [1]}, lang="C",
                              iterations=2, quiet=True)
     assert results[0]["time"] > 0 and results[0]["times"] != [1.5, 1.5]
+
+
+def test_a_scaling_optimiser_works_in_the_continuous_view(convolution_cache):
+    points = []
+
+    class Scaled(OptAlg):
+        def __init__(self):
+            super().__init__()
+            self.costfunc_kwargs = {"scaling": True, "snap": True}
+
+        def __call__(self, func, searchspace):
+            n = len(searchspace.param_names)
+            for step in range(1000):
+                x = [((step * 7 + 3 * p) % 11) / 10 for p in range(n)]
+                points.append(x)
+                assert func(x) < sys.float_info.max  # snapped to a valid configuration
+
+    results, env = ktune.tune_cache(convolution_cache, strategy=OptAlgWrapper(Scaled()),
+                                    strategy_options={"max_fevals": 10}, quiet=True)
+    assert env["stop_reason"] == "max evaluations" and len(points) >= 10

@@ -109,16 +109,27 @@ void fill_file(KernelArgument& arg, const std::string& path) {
 
 std::vector<KernelArgument> make_arguments(const KernelSpecification& spec, const Problem& problem) {
   SizeEvaluator sizes(problem);
+  // The problem size may depend on the configuration (Kernel Tuner's problem_size = "num_blocks"): then argument
+  // sizes cannot use it, and only an argument size that does is an error.
   std::array<std::int64_t, 3> problem_size{};
-  for (int d = 0; d < 3; ++d) {
+  std::string problem_size_error;
+  for (int d = 0; d < 3 && problem_size_error.empty(); ++d) {
     try {
       problem_size[d] = sizes.size(spec.problem_size[d], fmt::format("problem_size[{}]", d));
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(fmt::format("{} (argument sizes need a problem size that does not depend on the "
-                                              "configuration)", e.what()));
+      problem_size_error = e.what();
     }
   }
-  sizes.set_problem_size(problem_size);
+  if (problem_size_error.empty()) sizes.set_problem_size(problem_size);
+  const auto size_of = [&](const std::string& expression, const std::string& field) {
+    try {
+      return sizes.size(expression, field);
+    } catch (const std::invalid_argument& e) {
+      if (problem_size_error.empty()) throw;
+      throw std::invalid_argument(fmt::format("{} (argument sizes that use the problem size need one that does not "
+                                              "depend on the configuration: {})", e.what(), problem_size_error));
+    }
+  };
 
   std::vector<KernelArgument> arguments;
   arguments.reserve(spec.arguments.size());
@@ -130,7 +141,7 @@ std::vector<KernelArgument> make_arguments(const KernelSpecification& spec, cons
     arg.access = a.access;
     arg.local_memory = a.local_memory;
     const std::string field = fmt::format("argument '{}': size", a.name);
-    const std::int64_t count = a.scalar ? 1 : sizes.size(a.size, field);
+    const std::int64_t count = a.scalar ? 1 : size_of(a.size, field);
     const std::size_t element = element_size(a.type);
     if (static_cast<std::uint64_t>(count) > (std::uint64_t{1} << 40) / element)
       throw std::invalid_argument(fmt::format("{}: \"{}\" gives {} elements, more than 1 TiB", field, a.size, count));

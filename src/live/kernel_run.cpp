@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "unroll_pragmas.hpp"
+
 namespace ktune::live::detail {
 namespace {
 
@@ -124,13 +126,10 @@ RunResult KernelRunner::run(const RunRequest& request) {
       kernel_.reset();  // the previous configuration is released before the next is built
       source_.name = request.kernel_name;
       compile_start = Clock::now();
-      if (request.code.empty()) {
-        kernel_ = backend_->compile(source_, request.defines);
-      } else {
-        KernelSource generated = source_;
-        generated.code = request.code;
-        kernel_ = backend_->compile(generated, request.defines);
-      }
+      KernelSource prepared = source_;
+      if (!request.code.empty()) prepared.code = request.code;
+      prepared.code = blank_zero_unroll_pragmas(std::move(prepared.code), request.defines);
+      kernel_ = backend_->compile(prepared, request.defines);
       result.compile_ms = ms_since(compile_start);
       compiling = false;
     }
