@@ -521,12 +521,14 @@ live::KernelSpecification kernel_specification(const py::dict& kernel, const Pro
     if (arg.scalar) {
       arg.fill_value = d["value"].cast<double>();
     } else {
-      // The array's own memory, read through the buffer protocol: one copy, shared by every run.
-      const py::buffer_info buffer = py::buffer(d["data"]).request();
-      const auto* begin = static_cast<const std::byte*>(buffer.ptr);
-      const auto bytes = static_cast<std::size_t>(buffer.size * buffer.itemsize);
+      // The array's own memory, read in place through the buffer protocol (the job keeps the array alive and copies
+      // it once into the run's arguments).
+      const py::object array = d["data"];
+      const py::buffer_info buffer = py::buffer(array).request();
       arg.fill = live::Fill::data;
-      arg.data = std::make_shared<const std::vector<std::byte>>(begin, begin + bytes);
+      arg.data = std::span<const std::byte>(static_cast<const std::byte*>(buffer.ptr),
+                                            static_cast<std::size_t>(buffer.size * buffer.itemsize));
+      arg.data_owner = keep_alive(array);
       arg.size = std::to_string(d["count"].cast<std::uint64_t>());
     }
     spec.arguments.push_back(std::move(arg));

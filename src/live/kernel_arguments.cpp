@@ -155,10 +155,10 @@ std::vector<KernelArgument> make_arguments(const KernelSpecification& spec, cons
         case Fill::random: fill_random(arg, a.seed); break;
         case Fill::file: fill_file(arg, a.data_file); break;
         case Fill::data:
-          if (!a.data || a.data->size() != arg.bytes.size())
+          if (!a.data_owner || a.data.size() != arg.bytes.size())
             throw std::invalid_argument(fmt::format("argument '{}': {} bytes of data for {} elements of {} bytes",
-                                                    a.name, a.data ? a.data->size() : 0, count, element));
-          std::copy(a.data->begin(), a.data->end(), arg.bytes.begin());
+                                                    a.name, a.data_owner ? a.data.size() : 0, count, element));
+          std::copy(a.data.begin(), a.data.end(), arg.bytes.begin());
           break;
       }
     }

@@ -49,7 +49,7 @@ void KernelSpecification::validate(const Problem& problem) const {
     if (!a.scalar) check_expression(a.size, field + ": size");
     if (a.fill == Fill::file && !a.scalar && !a.local_memory && a.data_file.empty())
       throw std::invalid_argument(fmt::format("{}: file fill without a data file", field));
-    if (a.fill == Fill::data && !a.scalar && !a.local_memory && !a.data)
+    if (a.fill == Fill::data && !a.scalar && !a.local_memory && !a.data_owner)
       throw std::invalid_argument(fmt::format("{}: data fill without data", field));
     if ((a.atol && !(*a.atol >= 0)) || (a.rtol && !(*a.rtol >= 0)))
       throw std::invalid_argument(fmt::format("{}: tolerances must be >= 0", field));

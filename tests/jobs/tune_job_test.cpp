@@ -339,11 +339,10 @@ void vector_add(float* c, const float* a, const float* b, int n) {
   c.size = std::to_string(n);
   live::ArgumentSpecification in_a = argument("a", ElementType::float32, false, Access::read_only);
   in_a.size = std::to_string(n);
-  in_a.fill = Fill::data;
-  in_a.data = bytes_of(a);
+  live::share_data(in_a, bytes_of(a));
   live::ArgumentSpecification in_b = in_a;
   in_b.name = "b";
-  in_b.data = bytes_of(b);
+  live::share_data(in_b, bytes_of(b));
   live::ArgumentSpecification count = argument("n", ElementType::int32, true, Access::read_only);
   count.fill_value = n;
   kernel.arguments = {c, in_a, in_b, count};

@@ -41,12 +41,21 @@ struct ArgumentSpecification {
   double fill_value = 0;      // Fill::constant, and the value of a scalar
   std::uint64_t seed = 0;     // Fill::random: uniform in [0, 1) for floating types, [0, 100) for integers, 0/1 bool
   std::string data_file;      // Fill::file: raw little-endian elements
-  // Fill::data: the elements themselves in host byte order (a caller's array, e.g. a numpy buffer), shared rather than
-  // copied per configuration; exactly size elements.
-  std::shared_ptr<const std::vector<std::byte>> data;
+  // Fill::data: the elements themselves in host byte order, read in place: `data` views memory that `data_owner`
+  // keeps alive (a caller's numpy array, a vector), copied once when the run's arguments are made; exactly size
+  // elements. share_data() sets both from a vector.
+  std::span<const std::byte> data;
+  std::shared_ptr<const void> data_owner;
   // Verification tolerances of this output (unset: the Verification defaults). |a-e| <= atol + rtol*|e|.
   std::optional<double> atol, rtol;
 };
+
+// Fill::data from `bytes`, which the argument then shares.
+inline void share_data(ArgumentSpecification& argument, std::shared_ptr<const std::vector<std::byte>> bytes) {
+  argument.fill = Fill::data;
+  argument.data = *bytes;
+  argument.data_owner = std::move(bytes);
+}
 
 enum class Statistic : unsigned char { mean, median, min };
 
