@@ -16,6 +16,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/jobs/comparison_job.hpp"
 #include "ktune/jobs/comparison_reports.hpp"
+#include "ktune/jobs/space_worst_cases.hpp"
 #include "ktune/methodology/svg_report.hpp"
 #include "ktune/tuning/interruption.hpp"
 
@@ -26,7 +27,7 @@ using namespace ktune::methodology;
 
 struct CompareOptions {
   CompareRequest request;
-  bool json = false, quiet = false;
+  bool json = false, quiet = false, by_space = false;
   std::string output_path, plot_dir;
 };
 
@@ -67,9 +68,12 @@ int run_scores(const ComparisonJob& job, const CompareOptions& o, ProgressLine& 
   const bool plot = !o.plot_dir.empty() && !report.interrupted;
   if (plot) write_svg_report(report, o.plot_dir);
   if (o.json) {
-    std::cout << comparison_json(report, false).dump(2) << "\n";
+    nlohmann::json j = comparison_json(report, false);
+    if (o.by_space) j["by_space"] = space_worst_cases_json(space_worst_cases(report));
+    std::cout << j.dump(2) << "\n";
   } else {
     write_score_table(std::cout, report, job.request().options);
+    if (o.by_space) write_space_worst_cases(std::cout, space_worst_cases(report));
     if (plot) std::cout << "figures: " << o.plot_dir << "/index.html\n";
   }
   return report.interrupted ? interrupted_exit_status(stop_signal()) : kExitOk;
@@ -149,6 +153,8 @@ Command add_compare_command(CLI::App& app) {
                   "With --isolate: seconds of a run's strategy time before it is stopped")
       ->capture_default_str()
       ->check(real_number(0, 1e9, true));
+  sub->add_flag("--by-space", o->by_space,
+                "Also report each strategy's worst space and its largest shortfall against random_sample");
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_flag("--quiet", o->quiet, "No progress line");
   sub->add_option("--output", o->output_path, "Write the whole report (curves included) as JSON");

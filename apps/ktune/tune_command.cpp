@@ -68,7 +68,7 @@ int run_tune(TuneOptions& o) {
   ConsoleReporter console(console_options);
   std::vector<TuningListener*> listeners;
   if (!o.quiet || o.verbose) {
-    std::string strategy_text = request.strategy;
+    std::string strategy_text = job->request().strategy;  // the default resolved
     for (const auto& s : request.settings) strategy_text += " " + s;
     console.header({space.problem().name, job->description(), strategy_text, request.budget, request.seed}, space);
     listeners.push_back(&console);
@@ -112,7 +112,8 @@ Command add_tune_command(CLI::App& app) {
                   "Problem file (T1, ktune JSON or Kernel Tuner cache); when simulating it may be left out and the "
                   "space is the recorded configurations");
   sub->add_option("--simulate", o->request.simulate_path, "Replay this Kernel Tuner cache or T4 file (.json or .json.gz)");
-  sub->add_option("--strategy", o->request.strategy, "Search strategy (see ktune strategies)")->capture_default_str();
+  sub->add_option("--strategy", o->request.strategy,
+                  "Search strategy (see ktune strategies); default: auto with a budget, else brute_force");
   sub->add_option("--set", o->request.settings, "Strategy hyperparameter name=value (repeatable)");
   sub->add_option("--max-fevals", o->max_fevals, "Stop after this many unique evaluations")->check(whole_number(1));
   sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds on the tuning clock")

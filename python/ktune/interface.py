@@ -111,8 +111,6 @@ def _strategy_object(strategy):
     from ktune.strategies import RegisteredStrategy
     from ktune.strategies.wrapper import OptAlg, OptAlgWrapper
     from ktune.util import StopCriterionReached
-    if strategy is None:
-        return "brute_force", None
     if isinstance(strategy, str):
         return strategy, None
     if isinstance(strategy, RegisteredStrategy):
@@ -128,10 +126,9 @@ def _strategy_object(strategy):
 
 
 def _strategy_settings(strategy, strategy_options, seed=None):
-    """The strategy's name (brute_force when None), native object (custom optimisers), budget, hyperparameters and
-    seed from ``strategy_options`` (the ``seed`` argument first, else the option, else 0); options the strategy does
-    not have are ignored with a warning, as Kernel Tuner ignores them."""
-    strategy, strategy_object = _strategy_object(strategy)
+    """The strategy's name (when None: auto with a budget, else brute_force), native object (custom optimisers),
+    budget, hyperparameters and seed from ``strategy_options`` (the ``seed`` argument first, else the option, else 0);
+    options the strategy does not have are ignored with a warning, as Kernel Tuner ignores them."""
     options = dict(strategy_options or {})
     max_fevals = options.pop("max_fevals", None)
     time_limit = options.pop("time_limit", None)
@@ -140,6 +137,9 @@ def _strategy_settings(strategy, strategy_options, seed=None):
     if time_limit is not None and (not isinstance(time_limit, numbers.Real) or not time_limit > 0
                                    or not math.isfinite(time_limit)):
         raise ValueError(f"strategy_options['time_limit'] must be a positive number of seconds, not {time_limit!r}")
+    if strategy is None:
+        strategy = _ktune.default_strategy(max_fevals, time_limit)
+    strategy, strategy_object = _strategy_object(strategy)
     option_seed = options.pop("seed", None)
     if seed is None:
         seed = option_seed if option_seed is not None else 0

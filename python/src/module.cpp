@@ -833,6 +833,16 @@ PYBIND11_MODULE(_ktune, m) {
           },
           py::arg("param_config"), py::arg("neighbor_method") = py::none());
 
+  m.def(
+      "default_strategy",
+      [](std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit) {
+        Budget budget;
+        budget.max_evaluations = max_fevals;
+        budget.time_limit_seconds = time_limit;
+        return default_strategy(budget);
+      },
+      py::arg("max_fevals"), py::arg("time_limit"),
+      "The strategy a run without one uses: auto with a budget, else brute_force.");
   m.def("strategy_names", [] {
     std::vector<std::string> names;
     for (const auto& info : strategy_registry()) names.push_back(info.name);

@@ -289,3 +289,10 @@ def test_a_scaling_optimiser_works_in_the_continuous_view(convolution_cache):
     results, env = ktune.tune_cache(convolution_cache, strategy=OptAlgWrapper(Scaled()),
                                     strategy_options={"max_fevals": 10}, quiet=True)
     assert env["stop_reason"] == "max evaluations" and len(points) >= 10
+
+
+def test_without_a_strategy_a_budget_uses_auto_and_none_brute_force(convolution_cache):
+    _, env = ktune.tune_cache(convolution_cache, strategy_options={"max_fevals": 20}, quiet=True)
+    assert env["strategy"] == "auto"
+    results, env = ktune.tune_cache(convolution_cache, quiet=True)
+    assert env["strategy"] == "brute_force" and len(results) == env["search_space_size"]

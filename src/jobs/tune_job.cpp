@@ -113,6 +113,7 @@ std::string statistic_name(live::Statistic s) {
 }  // namespace
 
 void TuneJob::State::open_strategy() {
+  if (request.strategy.empty()) request.strategy = default_strategy(request.budget);
   // The caller's own strategy object: shared with the caller, run as it is.
   class Borrowed final : public Strategy {
    public:

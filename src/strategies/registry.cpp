@@ -21,7 +21,7 @@ std::deque<StrategyInfo>& registry_storage() {
   static std::deque<StrategyInfo> registry = [] {
     using namespace strategies;
     return std::deque<StrategyInfo>{
-        brute_force_info(),          random_sample_info(),
+        auto_info(),                 brute_force_info(),          random_sample_info(),
         // local search
         greedy_mls_info(),           mls_info(),             ordered_greedy_mls_info(), greedy_ils_info(),
         simulated_annealing_info(),  pattern_search_info(),  torczon_info(),

@@ -5,6 +5,7 @@
 
 namespace ktune::strategies {
 
+StrategyInfo auto_info();                    // auto.cpp
 StrategyInfo brute_force_info();             // brute_force.cpp
 StrategyInfo random_sample_info();           // random_sample.cpp
 StrategyInfo greedy_mls_info();              // multi_start_local_search.cpp

@@ -1,5 +1,6 @@
 // The rules of `ktune compare` through the library: what a request must say, which comparison its objectives make,
 // and the reports.
+#include <cmath>
 #include <sstream>
 #include <string>
 
@@ -7,6 +8,7 @@
 
 #include "ktune/jobs/comparison_job.hpp"
 #include "ktune/jobs/comparison_reports.hpp"
+#include "ktune/jobs/space_worst_cases.hpp"
 #include "shared_data.hpp"
 
 namespace {
@@ -127,3 +129,43 @@ TEST(ComparisonJob, RefusesBadRequestsAndInput) {
 }
 
 }  // namespace
+
+namespace {
+
+ktune::methodology::ComparisonReport report_of(const std::vector<std::string>& strategies,
+                                               const std::vector<std::pair<std::string, std::vector<double>>>& spaces) {
+  ktune::methodology::ComparisonReport report;
+  report.strategies = strategies;
+  for (const auto& [name, scores] : spaces) {
+    auto& space = report.spaces.emplace_back();
+    space.name = name;
+    for (std::size_t k = 0; k < scores.size(); ++k) {
+      auto& on = space.strategies.emplace_back();
+      on.strategy = strategies[k];
+      on.score = scores[k];
+    }
+  }
+  return report;
+}
+
+}  // namespace
+
+TEST(SpaceWorstCases, NameEachStrategysLowestSpaceAndItsShortfallAgainstRandomSearch) {
+  const auto report = report_of({"a", "random_sample", "b"}, {{"s1", {0.9, 0.1, 0.5}},
+                                                             {"s2", {0.2, -0.2, 0.6}},
+                                                             {"s3", {0.4, 0.3, std::nan("")}}});
+  const auto cases = ktune::space_worst_cases(report);
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_EQ(cases[0].worst_space, "s2");
+  EXPECT_DOUBLE_EQ(cases[0].worst_score, 0.2);
+  EXPECT_DOUBLE_EQ(cases[0].mean, 0.5);
+  EXPECT_EQ(*cases[0].shortfall_space, "s3");  // 0.4 - 0.3: its smallest lead over random search
+  EXPECT_NEAR(*cases[0].shortfall, 0.1, 1e-12);
+  EXPECT_FALSE(cases[1].shortfall);  // random_sample against itself
+  EXPECT_EQ(cases[2].worst_space, "s1");  // the NaN space (unfinished) is left out
+  EXPECT_DOUBLE_EQ(cases[2].mean, 0.55);
+  const auto j = ktune::space_worst_cases_json(cases);
+  EXPECT_EQ(j[0]["shortfall_space"], "s3");
+  EXPECT_TRUE(j[1]["shortfall_vs_random"].is_null());
+  EXPECT_FALSE(ktune::space_worst_cases(report_of({"random_sample"}, {{"s", {0.1}}}))[0].shortfall);
+}

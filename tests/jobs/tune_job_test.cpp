@@ -438,3 +438,29 @@ TEST(TuneJob, AStrategyObjectOfTheCallersRunsInsteadOfARegisteredOne) {
   isolated.isolate_strategy = true;
   EXPECT_EQ(refusal(std::move(isolated)), JobError::Kind::request);
 }
+
+TEST(TuneJob, WithoutAStrategyABudgetedRunUsesAutoAndAnUnlimitedOneBruteForce) {
+  TuneRequest budgeted = simulated("", 30);
+  TuneJob job(std::move(budgeted));
+  EXPECT_EQ(job.request().strategy, "auto");
+  const TuneOutcome outcome = job.run();
+  EXPECT_EQ(outcome.records.size(), 30u);
+  // auto is the recommended strategy itself: the same run as naming it
+  TuneRequest named = simulated("pso", 30);
+  TuneJob pso(std::move(named));
+  const TuneOutcome pso_outcome = pso.run();
+  ASSERT_EQ(pso_outcome.records.size(), outcome.records.size());
+  for (std::size_t i = 0; i < outcome.records.size(); ++i)
+    EXPECT_TRUE(same(outcome.records[i].config, pso_outcome.records[i].config));
+
+  TuneRequest unlimited;
+  unlimited.simulate_path = kConvolution;
+  TuneJob all(std::move(unlimited));
+  EXPECT_EQ(all.request().strategy, "brute_force");
+  Budget timed;
+  timed.time_limit_seconds = 1.0;
+  EXPECT_EQ(default_strategy(timed), "auto");
+  Budget target;
+  target.target = 1.0;
+  EXPECT_EQ(default_strategy(target), "brute_force");  // a target alone does not limit the run
+}

@@ -54,7 +54,7 @@ struct TuneRequest {
   // problem_path; a live run with `problem` and `kernel` needs no T1 file.
   std::optional<Problem> problem;
   std::optional<live::KernelSpecification> kernel;
-  std::string strategy = "brute_force";
+  std::string strategy;  // empty: default_strategy(budget), i.e. auto with a budget, else brute_force
   std::vector<std::string> settings;  // strategy hyperparameters, name=value
   // A strategy object of the caller's (a Python strategy object) run instead of a registered one: `strategy` then
   // only names it in reports, and it takes no settings. It cannot be isolated (it lives in the caller's process).

@@ -47,6 +47,10 @@ void register_strategy(StrategyInfo info);
 // nullptr if there is none of that name. A name ending in .so or .cpp is a plug-in file: loaded and registered on
 // first use (strategy_plugins.hpp); throws HyperparameterError if it cannot be.
 const StrategyInfo* find_strategy(std::string_view name);
+// The strategy to run when the user names none: "auto" (the recommended one) when the budget limits the run
+// (evaluations, a fraction of the space or time), else "brute_force", as Kernel Tuner does.
+struct Budget;
+std::string default_strategy(const Budget& budget);
 // "name=value" texts (command line --set, compare specs) converted to the declared types of strategy `name`'s
 // hyperparameters. Throws HyperparameterError: unknown strategy or hyperparameter (listing the valid ones), bad value.
 std::vector<std::pair<std::string, Value>> parse_strategy_settings(std::string_view name,
