@@ -17,6 +17,10 @@ namespace ktune::strategies {
 
 // The `constraint_aware` hyperparameter every population- and neighbour-based strategy declares (default true).
 HyperparameterSpec constraint_aware_spec();
+// The `start_sample` hyperparameter (default `default_size`): uniform random configurations evaluated before a
+// search starts from the best of them. A robust opening: whatever the budget, the first evaluations are as good as
+// random search's, and a climb or walk starts from a good region rather than an arbitrary one.
+HyperparameterSpec start_sample_spec(std::int64_t default_size = 20);
 
 // Algorithm 1 (DE): the valid configuration nearest to `config` in index distance (sum of |value index
 // differences|); ties broken at random. `config` itself if it is valid. std::nullopt only for an empty space.

@@ -20,6 +20,7 @@ struct BasinhoppingSettings {
   double temperature, stepsize;
   int niter, maxiter;
   bool aware;
+  std::size_t start_sample;
 };
 
 class Basinhopping final : public Strategy {
@@ -36,7 +37,9 @@ class Basinhopping final : public Strategy {
     const double step = view.epsilon();
     constexpr int kInterval = 50;  // scipy: adapt the step size every 50 hops towards 50% acceptance
     for (;;) {
-      LocalResult current = local_minimize(view, cost, rng, s_.method, view.random_point(cost, rng), s_.maxiter, step);
+      const std::size_t n = population_size(s_.start_sample, space.size(), 1);
+      LocalResult current =
+          local_minimize(view, cost, rng, s_.method, view.best_random_point(cost, rng, n), s_.maxiter, step);
       double stepsize = s_.stepsize * view.epsilon();
       int accepted = 0, idle = 0;  // idle: hops in a row that evaluated nothing new (stuck in known basins)
       for (int hop = 1; hop <= s_.niter && idle < kIdleHops; ++hop) {
@@ -79,12 +82,12 @@ StrategyInfo basinhopping_info() {
             /*min_exclusive=*/true},
            {"niter", HyperparameterType::Int, Value(100), 1.0, {}, {}, "hops before a restart from a random point"},
            {"maxiter", HyperparameterType::Int, Value(100), 2.0, {}, {}, "objective calls of one local minimisation"},
-           constraint_aware_spec()},
+           constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) {
             return std::make_unique<Basinhopping>(BasinhoppingSettings{
                 parse_local_method(h.get_string("method")), h.get_float("T"), h.get_float("stepsize"),
                 static_cast<int>(h.get_int("niter")), static_cast<int>(h.get_int("maxiter")),
-                h.get_bool("constraint_aware")});
+                h.get_bool("constraint_aware"), static_cast<std::size_t>(h.get_int("start_sample"))});
           }};
 }
 

@@ -100,6 +100,20 @@ std::vector<double> ContinuousView::point_of(std::span<const std::uint32_t> conf
   return x;
 }
 
+std::vector<double> ContinuousView::best_random_point(CostFunction& cost_function, Rng& rng, std::size_t n) {
+  std::vector<double> best;
+  double best_cost = 0;
+  for (std::size_t i = 0; i < std::max<std::size_t>(n, 1); ++i) {
+    std::vector<double> x = random_point(cost_function, rng);
+    const double c = cost(x, cost_function, rng);
+    if (best.empty() || c < best_cost) {
+      best = std::move(x);
+      best_cost = c;
+    }
+  }
+  return best;
+}
+
 std::vector<double> ContinuousView::random_point(const CostFunction& cost, Rng& rng) const {
   constexpr int kTries = 32;
   if (aware_) return point_of(space_.config_at(fresh_valid_index(space_, cost, rng, kTries)));

@@ -40,6 +40,9 @@ class ContinuousView {
   // A restart point: a random configuration, not yet evaluated if one is found cheaply (aware: valid; unaware: from
   // the Cartesian product).
   std::vector<double> random_point(const CostFunction& cost, Rng& rng) const;
+  // The best of `n` restart points, each evaluated (the strategies' robust opening: start_sample_spec). Lets
+  // BudgetExhausted pass.
+  std::vector<double> best_random_point(CostFunction& cost, Rng& rng, std::size_t n);
   // A uniformly random point of the box.
   std::vector<double> uniform_point(Rng& rng) const;
 

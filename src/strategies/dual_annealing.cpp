@@ -22,6 +22,7 @@ struct AnnealingSettings {
   int maxiter, local_maxiter;
   double initial_temp, restart_temp_ratio, visit, accept;
   bool aware;
+  std::size_t start_sample;
 };
 
 constexpr double kPenalty = 1e30;  // failed and invalid configurations, finite so energy differences stay numbers
@@ -82,7 +83,7 @@ class DualAnnealing final : public Strategy {
     };
 
     for (;;) {  // one annealing per pass
-      std::vector<double> current = view.random_point(cost, rng);
+      std::vector<double> current = view.best_random_point(cost, rng, population_size(s_.start_sample, space.size(), 1));
       double e_current = evaluate(current);
       std::vector<double> best = current, xmin = current;
       double e_best = e_current, e_min = e_current;
@@ -178,13 +179,13 @@ StrategyInfo dual_annealing_info() {
             "visiting parameter qv: heavier tails of the visiting distribution when larger", /*min_exclusive=*/true},
            {"accept", HyperparameterType::Float, Value(-5.0), -1.0e4, -1e-3, {},
             "acceptance parameter qa: more negative accepts fewer uphill moves"},
-           constraint_aware_spec()},
+           constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) {
             return std::make_unique<DualAnnealing>(AnnealingSettings{
                 parse_local_method(h.get_string("method")), static_cast<int>(h.get_int("maxiter")),
                 static_cast<int>(h.get_int("local_maxiter")), h.get_float("initial_temp"),
                 h.get_float("restart_temp_ratio"), h.get_float("visit"), h.get_float("accept"),
-                h.get_bool("constraint_aware")});
+                h.get_bool("constraint_aware"), static_cast<std::size_t>(h.get_int("start_sample"))});
           }};
 }
 

@@ -18,7 +18,8 @@ class GreedyIls final : public Strategy {
       : method_(neighbour_method(h)),
         aware_(h.get_bool("constraint_aware")),
         no_improvement_(h.get_int("no_improvement")),
-        random_walk_(h.get_float("random_walk")) {
+        random_walk_(h.get_float("random_walk")),
+        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))) {
     options_.first_improvement = h.get_bool("restart");
     options_.randomize = h.get_bool("randomize");
   }
@@ -26,8 +27,9 @@ class GreedyIls final : public Strategy {
     LocalMoves moves(space, cost, rng, method_, aware_);
     const auto walk = std::max<std::size_t>(
         1, static_cast<std::size_t>(random_walk_ * static_cast<double>(space.num_params())));
-    while (auto start = moves.fresh_start()) {
-      Point best = hill_climb(moves, moves.point(std::move(*start)), options_, rng);
+    const std::size_t n = population_size(start_sample_, space.size(), 1);
+    while (auto start = best_of_fresh_starts(moves, n)) {
+      Point best = hill_climb(moves, std::move(*start), options_, rng);
       for (std::int64_t stale = 0; stale < no_improvement_;) {
         Config kicked = best.config;
         for (std::size_t step = 0; step < walk; ++step)
@@ -48,6 +50,7 @@ class GreedyIls final : public Strategy {
   bool aware_;
   std::int64_t no_improvement_;
   double random_walk_;
+  std::size_t start_sample_;
   ClimbOptions options_;
 };
 
@@ -65,7 +68,7 @@ StrategyInfo greedy_ils_info() {
             "kicks without a better optimum before restarting from a fresh configuration"},
            {"random_walk", HyperparameterType::Float, Value(0.3), 0.0, 1.0, {},
             "kick size: random Hamming moves as a fraction of the number of parameters (at least one)"},
-           constraint_aware_spec()},
+           constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) { return std::make_unique<GreedyIls>(h); }};
 }
 

@@ -248,10 +248,22 @@ Point hill_climb(LocalMoves& moves, Point start, const ClimbOptions& options, Rn
   }
 }
 
-void multi_start_local_search(LocalMoves& moves, const ClimbOptions& options, Rng& rng) {
+std::optional<Point> best_of_fresh_starts(LocalMoves& moves, std::size_t n) {
+  std::optional<Point> best;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto config = moves.fresh_start();
+    if (!config) break;
+    Point p = moves.point(std::move(*config));
+    if (!best || p.cost < best->cost) best = std::move(p);
+  }
+  return best;
+}
+
+void multi_start_local_search(LocalMoves& moves, const ClimbOptions& options, Rng& rng, std::size_t start_sample) {
   // Kernel Tuner discards each climb's result and stops it after one improvement; here every climb runs to its
   // local optimum, and the cost function keeps the best.
-  while (auto start = moves.fresh_start()) hill_climb(moves, moves.point(std::move(*start)), options, rng);
+  const std::size_t n = population_size(start_sample, moves.space().size(), 1);
+  while (auto start = best_of_fresh_starts(moves, n)) hill_climb(moves, std::move(*start), options, rng);
 }
 
 std::vector<std::size_t> parse_parameter_order(const SearchSpace& space, const std::string& text,

@@ -79,7 +79,11 @@ struct ClimbOptions {
 Point hill_climb(LocalMoves& moves, Point start, const ClimbOptions& options, Rng& rng);
 
 // Multi-start local search: climb from fresh starts until the budget ends (or every configuration is evaluated).
-void multi_start_local_search(LocalMoves& moves, const ClimbOptions& options, Rng& rng);
+// The best of `n` fresh starts (fewer when the space runs out; nullopt when none is left).
+std::optional<Point> best_of_fresh_starts(LocalMoves& moves, std::size_t n);
+// Climbs until the budget ends, each from the best of a uniform sample of `start_sample` fresh starts (capped for
+// small spaces as populations are: population_size).
+void multi_start_local_search(LocalMoves& moves, const ClimbOptions& options, Rng& rng, std::size_t start_sample);
 
 // Parses a comma-separated list of parameter names or positions into a permutation prefix (unlisted parameters
 // follow in declared order). Throws HyperparameterError naming the bad entry.

@@ -10,8 +10,8 @@ namespace {
 
 class Minimize final : public Strategy {
  public:
-  Minimize(LocalMethod method, int maxiter, double step, bool aware)
-      : method_(method), maxiter_(maxiter), step_(step), aware_(aware) {}
+  Minimize(LocalMethod method, int maxiter, double step, bool aware, std::size_t start_sample)
+      : method_(method), maxiter_(maxiter), step_(step), aware_(aware), start_sample_(start_sample) {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     ContinuousView view(space, aware_);
@@ -19,7 +19,9 @@ class Minimize final : public Strategy {
       if (space.size() > 0) cost(std::size_t{0});
       return;
     }
-    for (;;) local_minimize(view, cost, rng, method_, view.random_point(cost, rng), maxiter_, step_ * view.epsilon());
+    const std::size_t n = population_size(start_sample_, space.size(), 1);
+    for (;;)
+      local_minimize(view, cost, rng, method_, view.best_random_point(cost, rng, n), maxiter_, step_ * view.epsilon());
   }
 
  private:
@@ -27,6 +29,7 @@ class Minimize final : public Strategy {
   int maxiter_;
   double step_;
   bool aware_;
+  std::size_t start_sample_;
 };
 
 }  // namespace
@@ -39,11 +42,12 @@ StrategyInfo minimize_info() {
             "objective calls of one local search before it restarts"},
            {"step", HyperparameterType::Float, Value(1.0), 0.0, {}, {}, "initial step, in grid steps (epsilon)",
             /*min_exclusive=*/true},
-           constraint_aware_spec()},
+           constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) {
             return std::make_unique<Minimize>(parse_local_method(h.get_string("method")),
                                               static_cast<int>(h.get_int("maxiter")), h.get_float("step"),
-                                              h.get_bool("constraint_aware"));
+                                              h.get_bool("constraint_aware"),
+                                              static_cast<std::size_t>(h.get_int("start_sample")));
           }};
 }
 

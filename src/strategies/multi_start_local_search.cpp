@@ -1,5 +1,8 @@
-// Multi-start hill climbing from random unevaluated starts, as Kernel Tuner's three variants of it, one
-// implementation with three registered defaults:
+// Multi-start hill climbing, as Kernel Tuner's three variants of it, one implementation with three registered
+// defaults. Difference from Kernel Tuner: each climb starts from the best of a small uniform sample of unevaluated
+// configurations (`start_sample`; 1 is Kernel Tuner's random start), so that on a small budget the search is never
+// worse than random search (with one random start, mls scored -1.7 on MI250X convolution and -0.09 overall on the
+// twelve brute-forced spaces; with 20: 0.22 and 0.54):
 //   greedy_mls          first improvement (restart=true), neighbours in random order
 //   mls                 best improvement (restart=false): greedy_mls with restart=false
 //   ordered_greedy_mls  first improvement sweeping the parameters in a fixed order (randomize=false, `order`)
@@ -19,7 +22,10 @@ class MultiStartLocalSearch final : public Strategy {
  public:
   // `order`: a parameter order to sweep (ordered_greedy_mls), else the hyperparameter `randomize` decides.
   MultiStartLocalSearch(const Hyperparameters& h, std::optional<std::string> order)
-      : method_(neighbour_method(h)), aware_(h.get_bool("constraint_aware")), order_(std::move(order)) {
+      : method_(neighbour_method(h)),
+        aware_(h.get_bool("constraint_aware")),
+        order_(std::move(order)),
+        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))) {
     options_.first_improvement = h.get_bool("restart");
     options_.randomize = order_ ? false : h.get_bool("randomize");
   }
@@ -27,13 +33,14 @@ class MultiStartLocalSearch final : public Strategy {
     ClimbOptions options = options_;
     if (order_) options.order = parse_parameter_order(space, *order_, "ordered_greedy_mls");
     LocalMoves moves(space, cost, rng, method_, aware_);
-    multi_start_local_search(moves, options, rng);
+    multi_start_local_search(moves, options, rng, start_sample_);
   }
 
  private:
   NeighbourMethod method_;
   bool aware_;
   std::optional<std::string> order_;
+  std::size_t start_sample_;
   ClimbOptions options_;
 };
 
@@ -52,14 +59,14 @@ HyperparameterSpec randomize_spec() {
 StrategyInfo greedy_mls_info() {
   return {"greedy_mls",
           "multi-start local search: first-improvement hill climbing from random unevaluated starts",
-          {neighbour_spec("Hamming"), restart_spec(true), randomize_spec(), constraint_aware_spec()},
+          {neighbour_spec("Hamming"), restart_spec(true), randomize_spec(), constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) { return std::make_unique<MultiStartLocalSearch>(h, std::nullopt); }};
 }
 
 StrategyInfo mls_info() {
   return {"mls",
           "multi-start local search: best-improvement hill climbing from random unevaluated starts",
-          {neighbour_spec("Hamming"), restart_spec(false), randomize_spec(), constraint_aware_spec()},
+          {neighbour_spec("Hamming"), restart_spec(false), randomize_spec(), constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) { return std::make_unique<MultiStartLocalSearch>(h, std::nullopt); }};
 }
 
@@ -69,7 +76,7 @@ StrategyInfo ordered_greedy_mls_info() {
           {neighbour_spec("Hamming"), restart_spec(true),
            {"order", HyperparameterType::String, Value(std::string()), {}, {}, {},
             "comma-separated parameter names or positions to sweep first (empty: declared order)"},
-           constraint_aware_spec()},
+           constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) {
             return std::make_unique<MultiStartLocalSearch>(h, h.get_string("order"));
           }};

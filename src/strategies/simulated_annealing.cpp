@@ -114,9 +114,7 @@ StrategyInfo simulated_annealing_info() {
             "proposals per temperature step"},
            neighbour_spec("Hamming"),
            constraint_aware_spec(),
-           {"start_sample", HyperparameterType::Int, Value(std::int64_t{20}), 1.0, {}, {},
-            "random configurations evaluated first; the walk starts from the best (at most one per 32 "
-            "configurations of the space)"}},
+           start_sample_spec()},
           [](const Hyperparameters& h) { return std::make_unique<SimulatedAnnealing>(h); }};
 }
 

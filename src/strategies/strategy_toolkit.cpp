@@ -24,6 +24,12 @@ HyperparameterSpec constraint_aware_spec() {
           "a penalty for invalid ones)"};
 }
 
+HyperparameterSpec start_sample_spec(std::int64_t default_size) {
+  return {"start_sample", HyperparameterType::Int, Value(default_size), 1.0, {}, {},
+          "random configurations evaluated first; the search starts from the best (at most one per 32 "
+          "configurations of the space)"};
+}
+
 std::optional<std::size_t> repair_by_index_distance(const SearchSpace& space, std::span<const std::uint32_t> config,
                                                     Rng& rng) {
   if (const auto index = space.index_of(config)) return *index;

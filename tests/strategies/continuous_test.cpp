@@ -235,7 +235,7 @@ TEST(ContinuousFamily, HyperparametersChangeTheSearch) {
       {"basinhopping", {"stepsize", Value(4.0)}},
       {"basinhopping", {"method", Value(std::string("Nelder-Mead"))}},
       {"minimize", {"method", Value(std::string("BOBYQA"))}},
-      {"minimize", {"maxiter", Value(10)}},
+      {"minimize", {"maxiter", Value(2)}},
   };
   for (const auto& [name, setting] : cases) {
     const auto a = indices(run(name, 4, 120)), b = indices(run(name, 4, 120, {setting}));

@@ -113,19 +113,37 @@ TEST(LocalSearch, OneGreedyClimbRunsToTheLocalOptimum) {
 }
 
 TEST(LocalSearch, BestImprovementEvaluatesTheWholeNeighbourhoodBeforeMoving) {
-  // mls (best improvement): its first 1 + 45 evaluations are the start and all its Hamming neighbours.
-  const auto r = run(open_space(), "mls", 46);
+  // mls (best improvement) from one random start (start_sample 1, Kernel Tuner's opening): its first 1 + 45
+  // evaluations are the start and all its Hamming neighbours.
+  const std::vector<std::pair<std::string, Value>> one_start{{"start_sample", Value(std::int64_t{1})}};
+  const auto r = run(open_space(), "mls", 46, one_start);
   const auto idx = trace_indices(r);
   ASSERT_EQ(idx.size(), 46u);
   const auto start = open_space().config_at(idx[0]);
   for (std::size_t k = 1; k < idx.size(); ++k)
     EXPECT_EQ(hamming_distance(open_space().config_at(idx[k]), start), 1) << k;
   // First improvement moves on earlier, so greedy_mls's trace differs.
-  EXPECT_NE(trace_indices(run(open_space(), "greedy_mls", 46)), idx);
+  EXPECT_NE(trace_indices(run(open_space(), "greedy_mls", 46, one_start)), idx);
+}
+
+TEST(LocalSearch, ClimbsStartFromTheBestOfAUniformSample) {
+  // The robust opening: the first start_sample evaluations are distinct random configurations, and the climb
+  // begins at the best of them (the next evaluation is one of its neighbours).
+  for (const char* name : {"mls", "greedy_mls", "greedy_ils"}) {
+    const auto r = run(open_space(), name, 21, {{"start_sample", Value(std::int64_t{20})}});
+    const auto idx = trace_indices(r);
+    ASSERT_EQ(idx.size(), 21u) << name;
+    std::size_t best = 0;
+    const auto& trace = r.result->trace;
+    for (std::size_t k = 1; k < 20; ++k)
+      if (trace.cost(k) < trace.cost(best)) best = k;
+    EXPECT_EQ(hamming_distance(open_space().config_at(idx[20]), open_space().config_at(idx[best])), 1) << name;
+  }
 }
 
 TEST(LocalSearch, OrderedGreedySweepsTheParametersInTheGivenOrder) {
-  const auto r = run(open_space(), "ordered_greedy_mls", 5, {{"order", Value(std::string("d, b"))}});
+  const auto r = run(open_space(), "ordered_greedy_mls", 5,
+                     {{"order", Value(std::string("d, b"))}, {"start_sample", Value(std::int64_t{1})}});
   const auto idx = trace_indices(r);
   ASSERT_GE(idx.size(), 2u);
   const auto start = open_space().config_at(idx[0]), first = open_space().config_at(idx[1]);
