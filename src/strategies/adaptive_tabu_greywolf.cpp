@@ -23,6 +23,7 @@ struct GreyWolfSettings {
   std::int64_t stagn_limit;
   double restart_ratio, t0, t_decay, t_min;
   bool constraint_aware;
+  std::int64_t start_sample;
 };
 
 struct Wolf {
@@ -78,9 +79,12 @@ class AdaptiveTabuGreyWolf final : public Strategy {
     };
     auto by_cost = [](const Wolf& a, const Wolf& b) { return a.cost < b.cost; };
 
+    // The pack is the best pack_size wolves of a uniform sample of start_sample (the robust opening).
     std::vector<Wolf> pack;
     std::int64_t num_evals = 0;
-    for (std::size_t i = 0; i < pack_size; ++i) {
+    const std::size_t sample_size = std::max(
+        pack_size, population_size(static_cast<std::size_t>(s_.start_sample), space.size(), pack_size));
+    for (std::size_t i = 0; i < sample_size; ++i) {
       auto c = sample(space, cost, rng, sampler);
       if (!c) break;
       const double f = evaluate(space, cost, *c);
@@ -90,6 +94,7 @@ class AdaptiveTabuGreyWolf final : public Strategy {
     }
     if (pack.size() < 3) return false;  // fewer than three unevaluated configurations were left
     std::stable_sort(pack.begin(), pack.end(), by_cost);
+    if (pack.size() > pack_size) pack.resize(pack_size);
     double best_val = pack[0].cost;
     std::int64_t stagn = 0;
     const std::size_t d = space.num_params();
@@ -198,12 +203,13 @@ StrategyInfo adaptive_tabu_greywolf_info() {
            {"t0", T::Float, Value(1.0), 0.0, {}, {}, "initial annealing temperature (in cost units)"},
            {"t_decay", T::Float, Value(5.0), 0.0, {}, {}, "exponential temperature decay over the run"},
            {"t_min", T::Float, Value(1e-4), 0.0, {}, {}, "lowest temperature", /*min_exclusive=*/true},
-           constraint_aware_spec()},
+           constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) {
             return std::make_unique<AdaptiveTabuGreyWolf>(GreyWolfSettings{
                 h.get_int("budget"), h.get_int("pack_size"), h.get_int("tabu_factor"), h.get_float("shake_rate"),
                 h.get_float("jump_rate"), h.get_int("stagn_limit"), h.get_float("restart_ratio"), h.get_float("t0"),
-                h.get_float("t_decay"), h.get_float("t_min"), h.get_bool("constraint_aware")});
+                h.get_float("t_decay"), h.get_float("t_min"), h.get_bool("constraint_aware"),
+                h.get_int("start_sample")});
           }};
 }
 

@@ -29,6 +29,7 @@ struct VndxSettings {
   std::int64_t budget, k, cand_pool, restart_iter, tabu_size, elite_size;
   double temp0, cooling;
   bool constraint_aware;
+  std::int64_t start_sample;
 };
 
 // A configuration that may be invalid (constraint-unaware runs) with a key that identifies it: its index when
@@ -169,11 +170,22 @@ class HybridVndx final : public Strategy {
     const auto elite_size = static_cast<std::size_t>(s_.elite_size);
     history.clear();
 
-    auto start = sample(space, cost, rng, sampler);
-    if (!start) return false;
-    Candidate curr{*start, key_of(space, *start)};
-    double curr_f = evaluate(space, cost, curr);
-    history.add(curr.config, curr_f);
+    // The robust opening: a uniform sample of start_sample configurations, all in the surrogate's history and the
+    // elite; the descent starts from the best of them.
+    const std::size_t sample_size = population_size(static_cast<std::size_t>(s_.start_sample), space.size(), 1);
+    std::vector<std::pair<double, Candidate>> opening;
+    for (std::size_t i = 0; i < sample_size; ++i) {
+      auto start = sample(space, cost, rng, sampler);
+      if (!start) break;
+      Candidate c{*start, key_of(space, *start)};
+      const double f = evaluate(space, cost, c);
+      history.add(c.config, f);
+      opening.emplace_back(f, std::move(c));
+    }
+    if (opening.empty()) return false;
+    std::stable_sort(opening.begin(), opening.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    Candidate curr = opening.front().second;
+    double curr_f = opening.front().first;
 
     // Tabu: the last tabu_size accepted configurations (a deque of keys plus a count per key for O(1) lookups).
     std::deque<std::uint64_t> tabu;
@@ -203,11 +215,12 @@ class HybridVndx final : public Strategy {
       elite.insert(at, {f, c});
       if (elite.size() > elite_size) elite.pop_back();
     };
+    for (std::size_t i = 1; i < opening.size(); ++i) elite_push(opening[i].first, opening[i].second);
 
     double weight[3] = {1.0, 1.0, 1.0};
     std::int64_t no_improve = 0;
     double temp = s_.temp0;
-    std::int64_t num_evals = 1;
+    auto num_evals = static_cast<std::int64_t>(opening.size());
     std::vector<Candidate> pool, clean;
     std::vector<std::size_t> nbrs;
 
@@ -342,12 +355,12 @@ StrategyInfo hybrid_vndx_info() {
            {"elite_size", T::Int, Value(std::int64_t{5}), 1.0, {}, {}, "best configurations kept for crossover"},
            {"temp0", T::Float, Value(0.5), 0.0, {}, {}, "initial annealing temperature (in cost units)"},
            {"cooling", T::Float, Value(0.99), 0.0, 1.0, {}, "temperature factor per iteration"},
-           constraint_aware_spec()},
+           constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) {
             return std::make_unique<HybridVndx>(VndxSettings{
                 h.get_int("budget"), h.get_int("k"), h.get_int("cand_pool"), h.get_int("restart_iter"),
                 h.get_int("tabu_size"), h.get_int("elite_size"), h.get_float("temp0"), h.get_float("cooling"),
-                h.get_bool("constraint_aware")});
+                h.get_bool("constraint_aware"), h.get_int("start_sample")});
           }};
 }
 
