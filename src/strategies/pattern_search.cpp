@@ -17,7 +17,9 @@ namespace {
 class PatternSearch final : public Strategy {
  public:
   explicit PatternSearch(const Hyperparameters& h)
-      : initial_step_(h.get_float("initial_step")), aware_(h.get_bool("constraint_aware")) {}
+      : initial_step_(h.get_float("initial_step")),
+        aware_(h.get_bool("constraint_aware")),
+        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))) {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     LocalMoves moves(space, cost, rng, NeighbourMethod::Hamming, aware_);
@@ -54,8 +56,9 @@ class PatternSearch final : public Strategy {
       }
       return x;
     };
-    while (auto start = moves.fresh_start()) {
-      Point base = moves.point(std::move(*start));
+    const std::size_t n = population_size(start_sample_, space.size(), 1);
+    while (auto start = best_of_fresh_starts(moves, n)) {
+      Point base = std::move(*start);
       double scale = initial_step_;
       for (;;) {
         bool unit = true;  // every step is one index: the finest the grid allows
@@ -88,6 +91,7 @@ class PatternSearch final : public Strategy {
  private:
   double initial_step_;
   bool aware_;
+  std::size_t start_sample_;
 };
 
 }  // namespace
@@ -97,7 +101,7 @@ StrategyInfo pattern_search_info() {
           "pyATF's pattern search (Hooke-Jeeves) on the index grid, restarted when the step shrinks to one index",
           {{"initial_step", HyperparameterType::Float, Value(0.1), 0.0, 1.0, {},
             "first exploratory step as a fraction of each parameter's index range (halved on failure)", true},
-           constraint_aware_spec()},
+           constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) { return std::make_unique<PatternSearch>(h); }};
 }
 

@@ -21,7 +21,8 @@ class Torczon final : public Strategy {
       : initial_step_(h.get_float("initial_step")),
         expansion_(h.get_float("expansion")),
         contraction_(h.get_float("contraction")),
-        aware_(h.get_bool("constraint_aware")) {}
+        aware_(h.get_bool("constraint_aware")),
+        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))) {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     LocalMoves moves(space, cost, rng, NeighbourMethod::Hamming, aware_);
@@ -60,10 +61,11 @@ class Torczon final : public Strategy {
       std::swap(simplex[0], simplex[best]);
       std::swap(costs[0], costs[best]);
     };
-    while (auto start = moves.fresh_start()) {
-      std::vector<Vertex> simplex(d + 1, Vertex(start->begin(), start->end()));
+    const std::size_t n = population_size(start_sample_, space.size(), 1);
+    while (auto start = best_of_fresh_starts(moves, n)) {
+      std::vector<Vertex> simplex(d + 1, Vertex(start->config.begin(), start->config.end()));
       std::vector<double> costs(d + 1);
-      costs[0] = moves.evaluate(*start);
+      costs[0] = start->cost;
       if (d == 0) continue;
       // Initial simplex: one step along each parameter, towards the inside of the box.
       for (std::size_t p = 0; p < d; ++p) {
@@ -105,6 +107,7 @@ class Torczon final : public Strategy {
  private:
   double initial_step_, expansion_, contraction_;
   bool aware_;
+  std::size_t start_sample_;
 };
 
 }  // namespace
@@ -118,7 +121,7 @@ StrategyInfo torczon_info() {
             "expansion factor applied after a successful reflection", true},
            {"contraction", HyperparameterType::Float, Value(0.5), 0.0, 1.0, {},
             "contraction factor towards the best vertex after a failed reflection", true},
-           constraint_aware_spec()},
+           constraint_aware_spec(), start_sample_spec()},
           [](const Hyperparameters& h) { return std::make_unique<Torczon>(h); }};
 }
 
