@@ -236,22 +236,22 @@ class ObserverAdapter:
         self._launch = 0
         self._forward("register_configuration", params)
 
+    def _forward_launch_hook(self, hook):
+        if not self.prologue or self._launch == 1:
+            self._forward(hook)
+
     def before_start(self):
         self._launch += 1
-        if not self.prologue or self._launch == 1:
-            self._forward("before_start")
+        self._forward_launch_hook("before_start")
 
     def after_start(self):
-        if not self.prologue or self._launch == 1:
-            self._forward("after_start")
+        self._forward_launch_hook("after_start")
 
     def during(self):
-        if not self.prologue or self._launch == 1:
-            self._forward("during")
+        self._forward_launch_hook("during")
 
     def after_finish(self):
-        if not self.prologue or self._launch == 1:
-            self._forward("after_finish")
+        self._forward_launch_hook("after_finish")
 
     def get_results(self):
         measured, others = {}, {}

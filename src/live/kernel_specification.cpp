@@ -140,6 +140,14 @@ void KernelSpecification::check_metric_names(const Problem& problem) const {
   }
 }
 
+std::string apply_caller_code(const KernelSpecification& spec, std::span<const Value> config, LaunchPlan& plan) {
+  if (spec.generate_defines) plan.defines = spec.generate_defines(config);
+  if (!spec.generate_code) return "";
+  std::string code = spec.generate_code(config);
+  if (code.empty()) throw std::runtime_error("the code generator returned no code");
+  return code;
+}
+
 KernelSource load_source(const KernelSpecification& spec) {
   KernelSource source;
   source.name = spec.kernel_name;

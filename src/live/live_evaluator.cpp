@@ -339,8 +339,7 @@ void LiveEvaluator::run_reference_configuration() {
   }
   detail::RunRequest request;
   try {
-    if (spec_.generate_defines) plan.defines = spec_.generate_defines(config);
-    if (spec_.generate_code) request.code = spec_.generate_code(config);
+    request.code = apply_caller_code(spec_, config, plan);
   } catch (const std::exception& e) {
     fail(fmt::format("generating the kernel's code failed: {}", e.what()));
   }
@@ -423,11 +422,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
   // The caller's code for this configuration (generated source, defines): its failure costs the configuration.
   std::string generated_code;
   try {
-    if (spec_.generate_defines) plan.defines = spec_.generate_defines(config);
-    if (spec_.generate_code) {
-      generated_code = spec_.generate_code(config);
-      if (generated_code.empty()) throw std::runtime_error("the code generator returned no code");
-    }
+    generated_code = apply_caller_code(spec_, config, plan);
   } catch (const std::exception& e) {
     return finish(Status::compile_failed, fmt::format("generating the kernel's code failed: {}", e.what()));
   }

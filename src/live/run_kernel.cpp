@@ -31,8 +31,7 @@ std::vector<KernelArgument> run_kernel(const KernelSpecification& spec, const Pr
   LaunchPlan plan = planner.plan(config);
   detail::RunRequest request;
   try {
-    if (spec.generate_defines) plan.defines = spec.generate_defines(config);
-    if (spec.generate_code) request.code = spec.generate_code(config);
+    request.code = apply_caller_code(spec, config, plan);
   } catch (const std::exception& e) {
     fail(fmt::format("generating the kernel's code failed: {}", e.what()));
   }

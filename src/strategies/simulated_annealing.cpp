@@ -46,7 +46,7 @@ class SimulatedAnnealing final : public Strategy {
     // Temperature steps from T to T_min at the cooling rate alpha; the schedule is spread over the whole budget.
     const double steps =
         t_min_ < t_start_ ? std::max(1.0, std::ceil(std::log(t_min_ / t_start_) / std::log(alpha_))) : 1.0;
-    auto first = start(moves, population_size(start_sample_, space.size(), 1));
+    auto first = best_of_fresh_starts(moves, population_size(start_sample_, space.size(), 1));
     if (!first) return;
     Point current = std::move(*first);
     std::uint64_t seen = cost.evaluations();
@@ -70,7 +70,7 @@ class SimulatedAnnealing final : public Strategy {
         stuck = true;
       }
       if (stuck) {
-        auto restart = start(moves, 1);
+        auto restart = best_of_fresh_starts(moves, 1);
         if (!restart) return;  // every configuration evaluated
         current = std::move(*restart);
         idle_steps = 0;
@@ -79,17 +79,6 @@ class SimulatedAnnealing final : public Strategy {
   }
 
  private:
-  // The best of `n` fresh configurations (fewer when the space runs out); nullopt if none is left.
-  static std::optional<Point> start(LocalMoves& moves, std::size_t n) {
-    std::optional<Point> best;
-    for (std::size_t i = 0; i < n; ++i) {
-      auto config = moves.fresh_start();
-      if (!config) break;
-      Point p = moves.point(std::move(*config));
-      if (!best || p.cost < best->cost) best = std::move(p);
-    }
-    return best;
-  }
 
   static constexpr int kIdleLimit = 100;  // temperature steps without a new evaluation before a restart (as KT)
   double t_start_, t_min_, alpha_;

@@ -153,6 +153,10 @@ struct LaunchPlan {
 
 // Throws std::invalid_argument naming the expression for errors in it (evaluation error, non-integer size).
 LaunchPlan plan_launch(const KernelSpecification& spec, const Problem& problem, std::span<const Value> config);
+// The caller's code for one configuration (generate_code, generate_defines): generated defines replace
+// plan.defines; returns the generated source, "" when the spec's own is compiled. What the callbacks throw passes
+// through (the caller fails that configuration).
+std::string apply_caller_code(const KernelSpecification& spec, std::span<const Value> config, LaunchPlan& plan);
 // The arguments with their initial contents (deterministic from the seeds). Throws std::invalid_argument, or
 // io::InputError for an unreadable data file.
 std::vector<KernelArgument> make_arguments(const KernelSpecification& spec, const Problem& problem);
