@@ -87,6 +87,19 @@ void print(const Hypertuning& job, const HypertuneOutcome& out, const HypertuneO
     std::cout << fmt::format(": {}\n", out.verdict == "adopt" ? "better, adopt it"
                                                               : "not better everywhere, keep the defaults");
   }
+  if (out.cross_validation) {
+    const auto& cv = *out.cross_validation;
+    const std::string defaults =
+        std::isnan(cv.defaults_mean) ? "not scored" : fmt::format("{:.4f}", cv.defaults_mean);
+    std::cout << fmt::format("cross-validation ({}, {} folds, {} settings): held-out {:.4f} ± {:.4f} "
+                             "(min {:.4f}, max {:.4f}); the defaults {}\n",
+                             to_string(cv.scheme), cv.folds.size(), cv.settings, cv.mean, cv.spread, cv.min, cv.max,
+                             defaults);
+    std::cout << fmt::format("  {:>8} {:>8} {:>8}  held out / chosen on the others\n", "train", "held-out", "defaults");
+    for (const auto& f : cv.folds)
+      std::cout << fmt::format("  {:8.4f} {:8.4f} {:8.4f}  {} / {}\n", f.train, f.held_out_score, f.defaults_held_out,
+                               fmt::join(f.held_out, ", "), f.chosen);
+  }
   if (!r.output_path.empty()) std::cout << "results: " << r.output_path << "\n";
 }
 
@@ -147,6 +160,9 @@ Command add_hypertune_command(CLI::App& app) {
   sub->add_option("--output", o->request.output_path,
                   "Kernel Tuner cache of the scores (objective score): resumed if present, appended per setting");
   sub->add_option("--top", o->top, "Settings listed in the table")->capture_default_str()->check(whole_number(0, kLargeCount));
+  sub->add_option("--cv", o->request.cross_validation,
+                  "Cross-validate the selection: leave one GPU out (gpu), one kernel out (kernel), or K folds; "
+                  "reports the held-out score of the chosen setting per fold");
   sub->add_option("--confirm", o->request.confirm,
                   "Re-score this many of the best settings and the defaults with fresh seeds (and the best of them on "
                   "the test spaces) before recommending one")

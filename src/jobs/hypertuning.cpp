@@ -38,6 +38,8 @@ struct Hypertuning::State {
   std::unique_ptr<io::KernelTunerCacheWriter> cache;
   ResumedResults resumed;
   bool ran = false;
+  std::optional<FoldScheme> fold_scheme;  // --cv: how the training spaces split, and the folds
+  std::vector<std::vector<std::size_t>> folds;
 
   void say(JobMessageLevel level, const std::string& text) const {
     if (request.on_message) request.on_message(level, text);
@@ -169,6 +171,16 @@ Hypertuning::Hypertuning(HypertuneRequest request) : state_(std::make_unique<Sta
   s.open_grid();
   s.open_spaces();
   s.open_cache();
+  if (!s.request.cross_validation.empty()) {
+    try {
+      s.fold_scheme = parse_fold_scheme(s.request.cross_validation);
+      std::vector<SpaceOrigin> origins;
+      for (const auto& path : s.request.spaces) origins.push_back(space_origin(path));
+      s.folds = make_folds(origins, *s.fold_scheme);
+    } catch (const std::invalid_argument& e) {
+      refuse_request(e.what());
+    }
+  }
 }
 
 Hypertuning::~Hypertuning() = default;
@@ -283,6 +295,17 @@ HypertuneOutcome Hypertuning::run(const std::vector<TuningListener*>& listeners)
   out.reference.label = s.reference_spec.label;
   out.reference.score = out.reference.confirmed = out.reference.test = std::nan("");
   out.recommended.score = out.recommended.confirmed = out.recommended.test = std::nan("");
+  if (s.fold_scheme && out.scored > 0 && !out.interrupted) {
+    std::vector<SettingScores> settings;
+    for (const auto& row : out.rows)
+      if (row.status == Status::ok) settings.push_back({row.label, row.space_scores});
+    try {
+      out.cross_validation =
+          cross_validate(settings, s.training->space_names(), s.folds, *s.fold_scheme, s.reference_spec.label);
+    } catch (const std::invalid_argument& e) {
+      s.say(JobMessageLevel::warning, std::string("warning: no cross-validation: ") + e.what());
+    }
+  }
   try {
     if (s.testing && out.scored > 0 && !out.interrupted) s.test(out);
   } catch (const Interrupted&) {
@@ -379,6 +402,9 @@ nlohmann::json hypertune_report_json(const Hypertuning& job, const HypertuneOutc
                      {"verdict", o.verdict}};
     if (s.testing) c["test_seeds"] = o.test_seeds;
     out["confirmation"] = std::move(c);
+  }
+  if (o.cross_validation) {
+    out["cross_validation"] = cross_validation_json(*o.cross_validation);
   }
   if (o.interrupted) out["interrupted"] = true;
   return out;

@@ -140,3 +140,38 @@ TEST(Hypertuning, RefusesBadRequests) {
 }
 
 }  // namespace
+
+TEST(Hypertuning, CrossValidationLeavesEachGpuOutOnce) {
+  HypertuneRequest r = request();
+  r.cross_validation = "gpu";  // MI250X and A4000: two folds of one space each
+  Hypertuning job(std::move(r));
+  const HypertuneOutcome out = job.run();
+  ASSERT_TRUE(out.cross_validation);
+  const auto& cv = *out.cross_validation;
+  ASSERT_EQ(cv.folds.size(), 2u);
+  EXPECT_EQ(cv.settings, 6u);
+  for (std::size_t f = 0; f < 2; ++f) {
+    // The chosen setting is the best on the other space, and its held-out score is its score on this one.
+    const std::size_t held = f, other = 1 - f;
+    const ScoredSettingRow* best = nullptr;
+    for (const auto& row : out.rows)
+      if (!best || row.space_scores[other] > best->space_scores[other]) best = &row;
+    EXPECT_EQ(cv.folds[f].chosen, best->label);
+    EXPECT_DOUBLE_EQ(cv.folds[f].held_out_score, best->space_scores[held]);
+  }
+  EXPECT_TRUE(hypertune_report_json(job, out).contains("cross_validation"));
+
+  HypertuneRequest one_kernel_each = request();
+  one_kernel_each.cross_validation = "3";  // three folds of two spaces: one is empty, so two folds
+  EXPECT_NO_THROW(Hypertuning{std::move(one_kernel_each)});
+  HypertuneRequest bad = request();
+  bad.spaces = {space("convolution_milo", "MI250X"), space("dedispersion_milo", "MI250X")};
+  bad.cross_validation = "gpu";  // one GPU: nothing to leave out
+  try {
+    Hypertuning job_bad(std::move(bad));
+    ADD_FAILURE() << "not refused";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.kind(), JobError::Kind::request);
+    EXPECT_NE(std::string(e.what()).find("--cv gpu"), std::string::npos) << e.what();
+  }
+}

@@ -11,12 +11,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/jobs/cross_validation.hpp"
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/methodology/baseline.hpp"
 #include "ktune/search_space.hpp"
@@ -42,6 +44,9 @@ struct HypertuneRequest {
   std::string reference;              // the settings to beat, as a label; empty: the strategy's defaults
   bool isolate = false;               // every run's strategy in a worker process (ComparisonOptions::isolate)
   double isolation_seconds = 300;
+  // Cross-validate the selection over the training spaces (cross_validation.hpp): "gpu", "kernel" or a number of
+  // folds; empty: none.
+  std::string cross_validation;
   std::function<void(JobMessageLevel, const std::string&)> on_message;
 };
 
@@ -77,6 +82,7 @@ struct HypertuneOutcome {
   ConfirmedSetting reference, recommended;
   std::vector<std::uint64_t> confirm_seeds, test_seeds;
   std::string verdict;  // "adopt", "keep", or empty (no confirmation)
+  std::optional<CrossValidationResult> cross_validation;  // requested, and not interrupted
   bool interrupted = false;
 };
 
