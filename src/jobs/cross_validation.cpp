@@ -79,15 +79,15 @@ double mean_over(const std::vector<double>& scores, const std::vector<bool>& in,
 CrossValidationResult cross_validate(const std::vector<SettingScores>& settings,
                                      const std::vector<std::string>& space_names,
                                      const std::vector<std::vector<std::size_t>>& folds, const FoldScheme& scheme,
-                                     const std::string& defaults_label) {
+                                     const std::optional<SettingScores>& defaults) {
+  const auto complete = [&](const SettingScores& row) {
+    return row.space_scores.size() == space_names.size() &&
+           std::none_of(row.space_scores.begin(), row.space_scores.end(), [](double s) { return std::isnan(s); });
+  };
   std::vector<const SettingScores*> usable;
-  const SettingScores* defaults = nullptr;
-  for (const auto& row : settings) {
-    if (row.space_scores.size() != space_names.size()) continue;
-    if (std::any_of(row.space_scores.begin(), row.space_scores.end(), [](double s) { return std::isnan(s); })) continue;
-    usable.push_back(&row);
-    if (row.label == defaults_label) defaults = &row;
-  }
+  for (const auto& row : settings)
+    if (complete(row)) usable.push_back(&row);
+  const bool with_defaults = defaults && complete(*defaults);
   if (usable.empty())
     throw std::invalid_argument("cross-validation needs settings scored on every training space (a cache made on "
                                 "other spaces gives none)");
@@ -110,7 +110,7 @@ CrossValidationResult cross_validate(const std::vector<SettingScores>& settings,
     }
     f.chosen = best->label;
     f.held_out_score = mean_over(best->space_scores, in, true);
-    f.defaults_held_out = defaults ? mean_over(defaults->space_scores, in, true) : std::nan("");
+    f.defaults_held_out = with_defaults ? mean_over(defaults->space_scores, in, true) : std::nan("");
     held.push_back(f.held_out_score);
     cv.folds.push_back(std::move(f));
   }

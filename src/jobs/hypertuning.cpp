@@ -297,13 +297,24 @@ HypertuneOutcome Hypertuning::run(const std::vector<TuningListener*>& listeners)
   out.recommended.score = out.recommended.confirmed = out.recommended.test = std::nan("");
   if (s.fold_scheme && out.scored > 0 && !out.interrupted) {
     std::vector<SettingScores> settings;
-    for (const auto& row : out.rows)
-      if (row.status == Status::ok) settings.push_back({row.label, row.space_scores});
+    std::optional<SettingScores> defaults;
+    for (const auto& row : out.rows) {
+      if (row.status != Status::ok) continue;
+      settings.push_back({row.label, row.space_scores});
+      if (row.label == s.reference_spec.label && row.space_scores.size() == s.training_spaces.size())
+        defaults = settings.back();
+    }
     try {
-      out.cross_validation =
-          cross_validate(settings, s.training->space_names(), s.folds, *s.fold_scheme, s.reference_spec.label);
+      if (!defaults) {  // outside the grid or its budget: scored now, for comparison only
+        const auto report = s.training->run({s.reference_spec});
+        defaults.emplace(SettingScores{s.reference_spec.label, {}});
+        for (const auto& space : report.spaces) defaults->space_scores.push_back(space.strategies.front().score);
+      }
+      out.cross_validation = cross_validate(settings, s.training->space_names(), s.folds, *s.fold_scheme, defaults);
     } catch (const std::invalid_argument& e) {
       s.say(JobMessageLevel::warning, std::string("warning: no cross-validation: ") + e.what());
+    } catch (const Interrupted&) {
+      out.interrupted = true;
     }
   }
   try {

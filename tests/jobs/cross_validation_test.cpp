@@ -35,11 +35,12 @@ TEST(CrossValidation, ChoosesOnTheOtherFoldsAndScoresOnTheHeldOutOne) {
   const std::vector<std::string> names{"s0", "s1", "s2", "s3"};
   const std::vector<SettingScores> settings{{"fit", {0.9, 0.9, 0.1, 0.1}},
                                             {"robust", {0.6, 0.6, 0.6, 0.6}},
-                                            {"defaults", {0.5, 0.4, 0.3, 0.2}},
                                             {"partial", {1.0, 1.0, std::nan(""), 1.0}}};
-  const auto cv = cross_validate(settings, names, {{0, 1}, {2, 3}}, parse_fold_scheme("2"), "defaults");
+  // The defaults are reported, never chosen (here they would win the second fold).
+  const SettingScores defaults{"defaults", {0.95, 0.95, 0.3, 0.2}};
+  const auto cv = cross_validate(settings, names, {{0, 1}, {2, 3}}, parse_fold_scheme("2"), defaults);
   ASSERT_EQ(cv.folds.size(), 2u);
-  EXPECT_EQ(cv.settings, 3u);
+  EXPECT_EQ(cv.settings, 2u);
   // Holding out s0, s1: chosen on s2, s3 -> robust, which scores 0.6 there.
   EXPECT_EQ(cv.folds[0].chosen, "robust");
   EXPECT_DOUBLE_EQ(cv.folds[0].held_out_score, 0.6);
@@ -52,11 +53,11 @@ TEST(CrossValidation, ChoosesOnTheOtherFoldsAndScoresOnTheHeldOutOne) {
   EXPECT_DOUBLE_EQ(cv.spread, 0.25);
   EXPECT_DOUBLE_EQ(cv.min, 0.1);
   EXPECT_DOUBLE_EQ(cv.max, 0.6);
-  EXPECT_DOUBLE_EQ(cv.defaults_mean, (0.45 + 0.25) / 2);
+  EXPECT_DOUBLE_EQ(cv.defaults_mean, (0.95 + 0.25) / 2);
   const auto j = cross_validation_json(cv);
   EXPECT_EQ(j["scheme"], "2");
   EXPECT_EQ(j["folds"][1]["chosen"], "fit");
-  EXPECT_THROW(cross_validate({{"partial", {1.0}}}, names, {{0}, {1}}, parse_fold_scheme("2"), ""),
+  EXPECT_THROW(cross_validate({{"partial", {1.0}}}, names, {{0}, {1}}, parse_fold_scheme("2"), std::nullopt),
                std::invalid_argument);
 }
 

@@ -57,12 +57,13 @@ struct SettingScores {
   std::vector<double> space_scores;
 };
 
-// Settings without a score on every space (NaN, or a different count) are left out; among equals the first is
-// chosen, so pass them best first. Throws std::invalid_argument when none is left.
+// The candidates are `settings`; those without a score on every space (NaN, or a different count) are left out, and
+// among equals the first is chosen (pass them best first). `defaults` are only reported. Throws
+// std::invalid_argument when no candidate is left.
 CrossValidationResult cross_validate(const std::vector<SettingScores>& settings,
                                      const std::vector<std::string>& space_names,
                                      const std::vector<std::vector<std::size_t>>& folds, const FoldScheme& scheme,
-                                     const std::string& defaults_label);
+                                     const std::optional<SettingScores>& defaults);
 
 nlohmann::json cross_validation_json(const CrossValidationResult& cv);
 
