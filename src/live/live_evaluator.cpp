@@ -297,8 +297,8 @@ detail::WorkerReply LiveEvaluator::run(const detail::RunRequest& request, Clock:
     if (reply.kind == detail::WorkerReply::Kind::interrupted) throw Interrupted();
     return reply;
   }
-  // In process: no deadline can be enforced (the kernel runs on this thread).
-  // In process the launch blocks this thread: observers are told before and after each launch, never during it.
+  // In process: no deadline can be enforced (the kernel runs on this thread), and the caller's observers are told
+  // before and after each launch, never during it.
   detail::WorkerReply reply;
   if (events && request.observe_launches) {
     in_process_->set_launch_hook([events](detail::LaunchEvent event) {
