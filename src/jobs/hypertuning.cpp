@@ -266,6 +266,9 @@ void Hypertuning::State::confirm(HypertuneOutcome& out) const {
     out.reference.test = test[1];
     better = better && out.recommended.test > out.reference.test;
   }
+  // Cross-validated, the selection must also beat the defaults on held-out spaces: a gain on the training spaces that
+  // does not carry over to a kernel or GPU it was not chosen on is fitting them.
+  if (out.cross_validation) better = better && out.cross_validation->mean > out.cross_validation->defaults_mean;
   out.verdict = better ? "adopt" : "keep";
 }
 

@@ -161,6 +161,21 @@ TEST(Hypertuning, CrossValidationLeavesEachGpuOutOnce) {
   }
   EXPECT_TRUE(hypertune_report_json(job, out).contains("cross_validation"));
 
+  HypertuneRequest confirmed = request();
+  confirmed.cross_validation = "gpu";
+  confirmed.confirm = 1;
+  confirmed.confirm_seeds = 1;
+  Hypertuning confirming(std::move(confirmed));
+  const HypertuneOutcome verdict = confirming.run();
+  ASSERT_TRUE(verdict.cross_validation);
+  // Adopted only if the cross-validated selection beats the defaults on held-out folds as well.
+  if (verdict.cross_validation->mean <= verdict.cross_validation->defaults_mean) {
+    EXPECT_EQ(verdict.verdict, "keep");
+  }
+  if (verdict.verdict == "adopt") {
+    EXPECT_GT(verdict.cross_validation->mean, verdict.cross_validation->defaults_mean);
+  }
+
   HypertuneRequest one_kernel_each = request();
   one_kernel_each.cross_validation = "3";  // three folds of two spaces: one is empty, so two folds
   EXPECT_NO_THROW(Hypertuning{std::move(one_kernel_each)});

@@ -7,7 +7,8 @@
 // interrupted: the best, median and worst settings and the defaults are scored on test spaces, and the confirmation
 // protocol re-scores the best `confirm` settings and the defaults on fresh seeds; the best of them is recommended and
 // the verdict is "adopt" only when it beats the defaults on the training spaces and (given test spaces) on the test
-// spaces too, over the run's seed and the fresh ones.
+// spaces too, over the run's seed and the fresh ones, and (cross-validated) when the selection beats the defaults
+// on held-out folds.
 #include <cstdint>
 #include <functional>
 #include <memory>
