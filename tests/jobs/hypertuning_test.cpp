@@ -35,6 +35,17 @@ HypertuneRequest request() {
   return r;
 }
 
+// How a request is refused: its kind and message (a test failure when it is accepted).
+std::pair<JobError::Kind, std::string> refusal_of(HypertuneRequest r) {
+  try {
+    Hypertuning job(std::move(r));
+  } catch (const JobError& e) {
+    return {e.kind(), e.what()};
+  }
+  ADD_FAILURE() << "the request was accepted";
+  return {JobError::Kind::request, ""};
+}
+
 TEST(Hypertuning, ScoresEverySettingBestFirst) {
   Hypertuning job(request());
   EXPECT_EQ(job.space().size(), 6u);
@@ -107,13 +118,9 @@ TEST(Hypertuning, TheScoresCacheIsResumedAndBelongsToItsFixedValues) {
   HypertuneRequest other = request();
   other.output_path = cache;
   other.reference = "genetic_algorithm:elitism=0";
-  try {
-    Hypertuning refused(std::move(other));
-    ADD_FAILURE() << "a cache of other fixed values was accepted";
-  } catch (const JobError& e) {
-    EXPECT_EQ(e.kind(), JobError::Kind::input);
-    EXPECT_NE(std::string(e.what()).find("outside the grid"), std::string::npos) << e.what();
-  }
+  const auto [kind, message] = refusal_of(std::move(other));
+  EXPECT_EQ(kind, JobError::Kind::input);
+  EXPECT_NE(message.find("outside the grid"), std::string::npos) << message;
 }
 
 TEST(Hypertuning, RefusesBadRequests) {
@@ -177,16 +184,12 @@ TEST(Hypertuning, CrossValidationLeavesEachGpuOutOnce) {
   }
 
   HypertuneRequest one_kernel_each = request();
-  one_kernel_each.cross_validation = "3";  // three folds of two spaces: one is empty, so two folds
+  one_kernel_each.cross_validation = "3";  // more folds than spaces: a fold per space
   EXPECT_NO_THROW(Hypertuning{std::move(one_kernel_each)});
   HypertuneRequest bad = request();
   bad.spaces = {space("convolution_milo", "MI250X"), space("dedispersion_milo", "MI250X")};
   bad.cross_validation = "gpu";  // one GPU: nothing to leave out
-  try {
-    Hypertuning job_bad(std::move(bad));
-    ADD_FAILURE() << "not refused";
-  } catch (const JobError& e) {
-    EXPECT_EQ(e.kind(), JobError::Kind::request);
-    EXPECT_NE(std::string(e.what()).find("--cv gpu"), std::string::npos) << e.what();
-  }
+  const auto [kind, message] = refusal_of(std::move(bad));
+  EXPECT_EQ(kind, JobError::Kind::request);
+  EXPECT_NE(message.find("--cv gpu"), std::string::npos) << message;
 }
