@@ -4,10 +4,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <csignal>
-#include <cfloat>
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <csignal>
 #include <fstream>
 #include <sstream>
 #include <set>
@@ -334,11 +334,7 @@ void apply(const CommonArguments& a, TuneRequest& request) {
     request.keep = [keep = keep_alive(a.keep)](const Problem& problem, const std::vector<Value>& values) {
       py::gil_scoped_acquire gil;
       const py::dict params = params_dict(parameter_names(problem), values);
-      try {
-        return static_cast<bool>(py::bool_((*keep)(params)));
-      } catch (py::error_already_set& e) {
-        throw std::runtime_error(std::string("a restriction raised ") + e.what());
-      }
+      return static_cast<bool>(py::bool_(call_python(keep, "a restriction", params)));
     };
   }
 }

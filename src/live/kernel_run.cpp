@@ -161,8 +161,10 @@ RunResult KernelRunner::run(const RunRequest& request) {
       const auto timed_start = Clock::now();
       const bool hook = request.observe_launches && launch_hook_;
       for (std::uint32_t k = 0; k < request.iterations; ++k) {
-        if (hook) launch_hook_(LaunchEvent::ready);
-        if (hook) launch_hook_(LaunchEvent::started);
+        if (hook) {
+          launch_hook_(LaunchEvent::ready);  // returns once the caller's observers are ready
+          launch_hook_(LaunchEvent::started);
+        }
         result.runtimes_ms.push_back(backend_->launch(*kernel_, request.geometry));
       }
       const double timed_ms = ms_since(timed_start);
