@@ -247,7 +247,8 @@ def test_a_custom_optimiser_error_is_raised_not_swallowed(convolution_cache):
 
 
 def test_strategies_by_module_name(convolution_cache):
-    import ktune.strategies
+    import ktune as kernel_tuner  # as a script using kernel_tuner.strategies.NAME without importing it
+    assert kernel_tuner.strategies.minimize.name == "minimize"
     by_name, _ = ktune.tune_cache(convolution_cache, strategy="genetic_algorithm",
                                   strategy_options={"max_fevals": 20}, quiet=True)
     by_object, env = ktune.tune_cache(convolution_cache, strategy=ktune.strategies.genetic_algorithm,
