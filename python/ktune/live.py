@@ -146,7 +146,7 @@ def arguments(args):
             data = numpy.ascontiguousarray(a)
             # The array's memory itself (the buffer protocol): the job copies it once and never writes it.
             out.append({"name": name, "type": _element_type(data.dtype, f"argument {i + 1}"), "scalar": False,
-                        "data": data.reshape(-1).view(numpy.uint8) if data.dtype == numpy.float16 else data,
+                        "data": data,
                         "count": int(data.size)})
         elif isinstance(a, numpy.generic):
             out.append({"name": name, "type": _element_type(a.dtype, f"argument {i + 1}"), "scalar": True,

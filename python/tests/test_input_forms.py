@@ -297,3 +297,12 @@ def test_without_a_strategy_a_budget_uses_auto_and_none_brute_force(convolution_
     assert env["strategy"] == "auto"
     results, env = ktune.tune_cache(convolution_cache, quiet=True)
     assert env["strategy"] == "brute_force" and len(results) == env["search_space_size"]
+
+
+def test_float16_arrays_pass_as_their_raw_bits():
+    a = numpy.arange(8, dtype=numpy.float16)
+    b = numpy.zeros(8, dtype=numpy.float32)
+    code = "#include <stdint.h>\nvoid f(const uint16_t *a, float *b, int n) { for (int i = 0; i < n; i++) b[i] = a[i]; }"
+    out = ktune.run_kernel("f", code, 8, [a, b, numpy.int32(8)], {"block_size_x": 1}, lang="C")
+    assert out[0].dtype == numpy.float16 and list(out[0]) == list(a)
+    assert list(out[1]) == list(a.view(numpy.uint16).astype(numpy.float32))  # the kernel saw the half's bits
