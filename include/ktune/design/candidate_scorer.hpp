@@ -1,0 +1,46 @@
+#pragma once
+// Scoring a generated strategy: its .cpp is compiled as a plug-in and scored by the methodology on prepared spaces,
+// all in a worker process with wall-clock and memory limits. Whatever goes wrong (the compiler's errors, a throw, a
+// crash, a hang, running out of memory) is an outcome with the message a developer would read, never a failure of
+// the caller: the design loop feeds it back to the language model.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ktune/methodology/comparison.hpp"
+
+namespace ktune::design {
+
+struct ScoringLimits {
+  double compile_seconds = 120;  // the compiler's wall clock
+  double run_seconds = 60;       // wall clock of all the runs on all the spaces
+  std::size_t memory_bytes = std::size_t{4} << 30;  // address space of the worker (and so of the compiler)
+};
+
+struct CandidateScore {
+  bool ok = false;
+  // Where it ended: "scored", "compile" (does not compile or is no plug-in), "run" (threw), "crash", "timeout",
+  // "memory".
+  std::string stage;
+  std::string error;          // verbatim, cut at a few thousand characters
+  std::string declared_name;  // the name its describe() gives
+  double score = 0;           // mean of the methodology's P over the spaces
+  std::vector<std::pair<std::string, double>> per_space;
+  double compile_seconds = 0, run_seconds = 0, scoring_seconds = 0, wall_seconds = 0;
+};
+
+class CandidateScorer {
+ public:
+  // `spaces` is prepared once and shared by every candidate's worker (a fork's copy).
+  CandidateScorer(const methodology::Comparison& spaces, ScoringLimits limits);
+  // Compiles, loads and scores the plug-in at `path` in a worker. Every candidate runs with the same seeds (the runs
+  // depend on the comparison's seed and the space, not on the file's name), so scores compare like with like.
+  CandidateScore score(const std::string& path) const;
+
+ private:
+  const methodology::Comparison& spaces_;
+  ScoringLimits limits_;
+};
+
+}  // namespace ktune::design

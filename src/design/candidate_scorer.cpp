@@ -1,0 +1,222 @@
+#include "ktune/design/candidate_scorer.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <new>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ktune/tuning/hyperparameters.hpp"
+#include "ktune/tuning/interruption.hpp"
+#include "ktune/tuning/strategy_plugins.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define KTUNE_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KTUNE_ADDRESS_SANITIZER 1
+#endif
+#endif
+
+namespace ktune::design {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+// Candidates run under this name in the worker, so that their runs' seeds do not depend on their file names.
+constexpr const char* kCandidateName = "design_candidate";
+constexpr std::size_t kErrorLimit = 4000;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string cut(std::string text) {
+  if (text.size() > kErrorLimit) text = text.substr(0, kErrorLimit) + "\n... (cut)";
+  return text;
+}
+
+void write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// The worker: compile and load, score, tell the parent in JSON lines on `fd`. Never returns.
+[[noreturn]] void worker(const std::string& path, const methodology::Comparison& spaces, int fd,
+                         std::size_t memory_bytes) {
+#ifndef KTUNE_ADDRESS_SANITIZER
+  // ASan reserves terabytes of address space: a limit on it would stop the worker, not the candidate.
+  const rlimit limit{memory_bytes, memory_bytes};
+  ::setrlimit(RLIMIT_AS, &limit);
+#else
+  (void)memory_bytes;
+#endif
+  const auto send = [fd](const json& message) { write_all(fd, message.dump() + "\n"); };
+  bool loaded = false;
+  try {
+    const auto start = Clock::now();
+    const StrategyPluginInfo info = load_strategy_plugin(path);
+    loaded = true;
+    send({{"phase", "compiled"}, {"seconds", seconds_since(start)}, {"name", info.declared_name}});
+    StrategyInfo candidate = *find_strategy(path);
+    candidate.name = kCandidateName;
+    register_strategy(std::move(candidate));
+    const methodology::ComparisonReport report = spaces.run({methodology::parse_strategy_spec(kCandidateName)});
+    json per_space = json::array();
+    for (const auto& space : report.spaces) per_space.push_back({space.name, space.strategies.at(0).score});
+    const double score = report.aggregate.at(0).score;
+    if (!std::isfinite(score)) {
+      send({{"phase", "done"}, {"stage", "run"}, {"error", "the strategy's runs could not be scored (no score)"}});
+    } else {
+      send({{"phase", "done"}, {"stage", "scored"}, {"score", score}, {"per_space", per_space},
+            {"run_seconds", report.run_seconds}, {"scoring_seconds", report.scoring_seconds}});
+    }
+  } catch (const std::bad_alloc&) {
+    send({{"phase", "done"}, {"stage", "memory"},
+          {"error", fmt::format("ran out of memory (the limit is {} MiB)", memory_bytes >> 20)}});
+  } catch (const std::exception& e) {
+    send({{"phase", "done"}, {"stage", loaded ? "run" : "compile"},
+          {"error", loaded ? fmt::format("the strategy threw an exception: {}", e.what()) : std::string(e.what())}});
+  } catch (...) {
+    send({{"phase", "done"}, {"stage", "run"}, {"error", "the strategy threw something that is not a std::exception"}});
+  }
+  ::_exit(0);
+}
+
+std::string signal_text(int signal) {
+  const char* name = ::strsignal(signal);
+  return fmt::format("signal {} ({})", signal, name ? name : "?");
+}
+
+}  // namespace
+
+CandidateScorer::CandidateScorer(const methodology::Comparison& spaces, ScoringLimits limits)
+    : spaces_(spaces), limits_(limits) {}
+
+CandidateScore CandidateScorer::score(const std::string& path) const {
+  const auto start = Clock::now();
+  CandidateScore result;
+  int messages[2], errors[2];
+  if (::pipe2(messages, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe for a candidate's worker");
+  if (::pipe2(errors, O_CLOEXEC) != 0) {
+    ::close(messages[0]);
+    ::close(messages[1]);
+    throw std::runtime_error("cannot create a pipe for a candidate's worker");
+  }
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("cannot start a candidate's worker: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::setpgid(0, 0);  // its own group: a kill reaches the compiler it starts too
+    ::close(messages[0]);
+    ::close(errors[0]);
+    ::dup2(errors[1], STDERR_FILENO);
+    ::dup2(errors[1], STDOUT_FILENO);  // a candidate that prints must not write into the caller's output
+    worker(path, spaces_, messages[1], limits_.memory_bytes);
+  }
+  ::setpgid(pid, pid);  // also here, so that the group exists whichever process runs first
+  ::close(messages[1]);
+  ::close(errors[1]);
+
+  std::string lines, stderr_text;
+  bool compiled = false, timed_out = false, interrupted = false;
+  auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits_.compile_seconds));
+  json done;
+  bool open[2] = {true, true};
+  while (open[0] || open[1]) {
+    pollfd fds[2] = {{messages[0], POLLIN, 0}, {errors[0], POLLIN, 0}};
+    const int ready = ::poll(fds, 2, 50);
+    if (ready < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (!open[i] || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buffer[4096];
+      const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+      if (n <= 0) {
+        open[i] = false;
+        continue;
+      }
+      if (i == 1) {
+        stderr_text.append(buffer, static_cast<std::size_t>(n));
+        if (stderr_text.size() > 2 * kErrorLimit) stderr_text.erase(0, stderr_text.size() - kErrorLimit);
+        continue;
+      }
+      lines.append(buffer, static_cast<std::size_t>(n));
+      for (std::size_t eol; (eol = lines.find('\n')) != std::string::npos;) {
+        json message = json::parse(lines.substr(0, eol), nullptr, false);
+        lines.erase(0, eol + 1);
+        if (message.is_discarded()) continue;
+        if (message.value("phase", "") == "compiled") {
+          compiled = true;
+          result.compile_seconds = message.value("seconds", 0.0);
+          result.declared_name = message.value("name", "");
+          deadline = Clock::now() +
+                     std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits_.run_seconds));
+        } else if (message.value("phase", "") == "done") {
+          done = std::move(message);
+        }
+      }
+    }
+    if (!timed_out && !interrupted && (Clock::now() > deadline || stop_requested())) {
+      (stop_requested() ? interrupted : timed_out) = true;
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+    }
+  }
+  ::close(messages[0]);
+  ::close(errors[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::kill(-pid, SIGKILL);  // anything the candidate left running in its group
+  result.wall_seconds = seconds_since(start);
+  if (interrupted) throw Interrupted();
+
+  const std::string tail = stderr_text.size() > kErrorLimit ? stderr_text.substr(stderr_text.size() - kErrorLimit)
+                                                            : stderr_text;
+  if (timed_out) {
+    result.stage = "timeout";
+    result.error = compiled ? fmt::format("the strategy did not finish its runs within the {:g} s limit (wall clock): "
+                                          "an endless loop, or far too slow",
+                                          limits_.run_seconds)
+                            : fmt::format("compiling took longer than the {:g} s limit", limits_.compile_seconds);
+  } else if (done.is_object()) {
+    result.stage = done.value("stage", "run");
+    result.ok = result.stage == "scored";
+    result.error = cut(done.value("error", ""));
+    if (result.ok) {
+      result.score = done.value("score", 0.0);
+      for (const auto& entry : done["per_space"])
+        result.per_space.emplace_back(entry[0].get<std::string>(), entry[1].get<double>());
+      result.run_seconds = done.value("run_seconds", 0.0);
+      result.scoring_seconds = done.value("scoring_seconds", 0.0);
+    }
+  } else if (WIFSIGNALED(status)) {
+    const bool memory = WTERMSIG(status) == SIGKILL;  // the kernel's OOM killer; we sent none
+    result.stage = memory ? "memory" : "crash";
+    result.error = fmt::format("the {} crashed: {}", compiled ? "strategy" : "plug-in's loading", signal_text(WTERMSIG(status)));
+    if (!tail.empty()) result.error += "\n" + cut(tail);
+  } else {
+    result.stage = "crash";
+    result.error = fmt::format("the worker exited with status {} before reporting",
+                               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    if (!tail.empty()) result.error += "\n" + cut(tail);
+  }
+  return result;
+}
+
+}  // namespace ktune::design
