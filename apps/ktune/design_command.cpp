@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct DesignOptions {
   std::string api_key_env = "OPENAI_API_KEY";
   std::vector<std::string> mutations;
   double memory_mib = 4096;
+  std::optional<std::uint64_t> tune_evaluations;
+  std::optional<double> tune_seconds;
   bool one_plus_one = false, no_elitism = false, json = false, quiet = false;
 };
 
@@ -31,6 +34,11 @@ int run_design(DesignOptions& o) {
   DesignRequest& r = o.request;
   if (o.one_plus_one) r.parents = r.offspring = 1;
   r.elitism = !o.no_elitism;
+  if (o.tune_evaluations || o.tune_seconds) {
+    r.tune_budget = Budget{};
+    r.tune_budget->max_evaluations = o.tune_evaluations;
+    r.tune_budget->time_limit_seconds = o.tune_seconds;
+  }
   r.limits.memory_bytes = static_cast<std::size_t>(o.memory_mib * 1024 * 1024);
   if (!o.mutations.empty()) {
     r.mutations.clear();
@@ -96,7 +104,7 @@ Command add_design_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "design", "Design new strategies with a language model (LLaMEA's loop), scored by the methodology");
   DesignRequest& r = o->request;
-  sub->add_option("--spaces", r.spaces, "Brute-forced training spaces (Kernel Tuner cache or T4 files)")->required();
+  sub->add_option("--spaces", r.spaces, "Brute-forced training spaces (Kernel Tuner cache or T4 files)");
   sub->add_option("--validation-spaces", r.validation_spaces, "Score the best strategies on these spaces at the end");
   sub->add_option("--llm-url", o->llm.url,
                   "OpenAI-compatible endpoint: base URL (http://127.0.0.1:8080/v1) or .../chat/completions")
@@ -151,6 +159,18 @@ Command add_design_command(CLI::App& app) {
       ->capture_default_str()->check(real_number(0, 1e6, true));
   sub->add_option("--memory-limit", o->memory_mib, "MiB of address space for a candidate's worker")
       ->capture_default_str()->check(real_number(64, 1e9, false));
+  sub->add_option("--for", r.for_problem,
+                  "Design for this problem (T1, ktune JSON or Kernel Tuner cache): scored on its own earlier results "
+                  "if they can be, else on the --spaces most like it");
+  sub->add_option("--earlier-results", r.earlier_results, "With --for: caches of earlier runs of the problem");
+  sub->add_option("--similar", r.similar, "With --for: how many of the --spaces most like the problem")
+      ->capture_default_str()->check(whole_number(1, 10000));
+  sub->add_option("--tune-budget", o->tune_evaluations,
+                  "With --for: then tune the problem with the best strategy for this many evaluations (simulated "
+                  "from a cache, else live)")
+      ->check(whole_number(1, kLargeCount));
+  sub->add_option("--tune-time-limit", o->tune_seconds, "With --for: then tune for this many seconds")
+      ->check(real_number(0, 1e12, true));
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_flag("--quiet", o->quiet, "No progress lines");
   return {sub, [o] { return run_design(*o); }};

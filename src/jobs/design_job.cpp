@@ -13,8 +13,11 @@
 #include <fmt/format.h>
 
 #include "ktune/design/design_log.hpp"
+#include "ktune/design/resembling_spaces.hpp"
 #include "ktune/design/reply_parser.hpp"
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/problem_file.hpp"
+#include "ktune/jobs/tune_job.hpp"
 #include "ktune/methodology/comparison.hpp"
 #include "ktune/rng.hpp"
 #include "ktune/tuning/interruption.hpp"
@@ -89,11 +92,12 @@ bool better(const DesignCandidate& a, const DesignCandidate& b) {
 }
 
 // What the run's log must agree on to be resumed: everything that decides prompts, candidates and scores.
-json run_identity(const DesignRequest& r) {
+json run_identity(const DesignRequest& r, const std::vector<std::string>& spaces) {
   json mutations = json::array();
   for (PromptKind k : r.mutations) mutations.push_back(design::to_string(k));
   return {{"version", kLogVersion},
-          {"spaces", r.spaces},
+          {"spaces", spaces},
+          {"for_problem", r.for_problem},
           {"problem_info", r.problem_info},
           {"space_info", r.space_info},
           {"parents", r.parents},
@@ -120,47 +124,114 @@ const char* to_string(ParentSelection selection) {
 
 struct DesignJob::Prepared {
   std::optional<methodology::Comparison> training, validation;
+  std::vector<std::string> training_paths;
+  std::string space_choice;
   std::string task;  // the task prompt, problem included
+  bool problem_is_cache = false;
 };
 
 DesignJob::DesignJob(DesignRequest request, design::LlmClient& client)
     : request_(std::move(request)), client_(client), prepared_(std::make_unique<Prepared>()) {
   const DesignRequest& r = request_;
-  if (r.spaces.empty()) refuse_request("design: no training spaces (--spaces)");
+  if (r.spaces.empty() && r.for_problem.empty()) refuse_request("design: no training spaces (--spaces)");
   if (r.parents == 0) refuse_request("design: --parents must be at least 1");
   if (r.offspring == 0) refuse_request("design: --offspring must be at least 1");
   if (r.budget == 0) refuse_request("design: --budget must be at least 1 language-model call");
   if (r.repeats < 1) refuse_request("design: --repeats must be at least 1");
+  if (r.similar == 0) refuse_request("design: --similar must be at least 1");
   if (r.mutations.empty()) refuse_request("design: no mutation prompts");
   for (PromptKind k : r.mutations)
     if (k == PromptKind::initial || k == PromptKind::repair)
       refuse_request(fmt::format("design: '{}' is not a mutation (refine, different, simplify)", design::to_string(k)));
   if (r.output_dir.empty()) refuse_request("design: no output directory");
-  if (!r.problem_info.empty() && !fs::is_regular_file(r.problem_info))
-    refuse_input(fmt::format("design: --problem-info {}: no such file", r.problem_info));
+  if (r.tune_budget && r.for_problem.empty()) refuse_request("design: tuning after the design needs --for PROBLEM");
+  if (r.tune_budget) {
+    try {
+      r.tune_budget->validate();
+    } catch (const std::invalid_argument& e) {
+      refuse_request(fmt::format("design: the tuning budget: {}", e.what()));
+    }
+  }
+  std::string problem_info = r.problem_info;
+  if (!problem_info.empty() && !fs::is_regular_file(problem_info))
+    refuse_input(fmt::format("design: --problem-info {}: no such file", problem_info));
 
   methodology::ComparisonOptions options;
   options.repeats = r.repeats;
   options.seed = r.seed;
   options.threads = r.threads;
   options.baseline = r.baseline;
-  const auto prepare = [&](const std::vector<std::string>& paths, const char* what) {
+  struct Loaded {
+    methodology::Comparison comparison;
+    std::vector<methodology::ComparisonSpace> files;
+    std::vector<methodology::SpaceResult> stats;
+  };
+  const auto prepare = [&](const std::vector<std::string>& paths, const char* what) -> Loaded {
     try {
-      std::vector<methodology::ComparisonSpace> spaces = methodology::load_spaces(paths, r.threads);
-      std::vector<methodology::SpaceResult> stats = methodology::space_statistics(spaces, options);
-      methodology::Comparison comparison(spaces, options);
-      return std::tuple(std::move(comparison), std::move(spaces), std::move(stats));
+      std::vector<methodology::ComparisonSpace> files = methodology::load_spaces(paths, r.threads);
+      std::vector<methodology::SpaceResult> stats = methodology::space_statistics(files, options);
+      methodology::Comparison comparison(files, options);
+      return {std::move(comparison), std::move(files), std::move(stats)};
     } catch (const io::InputError& e) {
       refuse_input(fmt::format("design: {} spaces: {}", what, e.what()));
     } catch (const std::invalid_argument& e) {
       refuse_input(fmt::format("design: {} spaces: {}", what, e.what()));
     }
   };
-  auto [training, files, stats] = prepare(r.spaces, "training");
-  prepared_->training.emplace(std::move(training));
-  if (!r.validation_spaces.empty()) prepared_->validation.emplace(std::get<0>(prepare(r.validation_spaces, "validation")));
-  prepared_->task = design::task_prompt(
-      !r.problem_info.empty() || r.space_info ? design::problem_information(stats, files, r.problem_info) : "");
+
+  std::optional<Loaded> training;
+  std::vector<std::string> paths = r.spaces;
+  if (!r.for_problem.empty()) {
+    io::ProblemFile problem;
+    try {
+      problem = io::read_problem_file(r.for_problem);
+    } catch (const io::InputError& e) {
+      refuse_input(fmt::format("design: --for: {}", e.what()));
+    }
+    prepared_->problem_is_cache = problem.format == io::ProblemFormat::KernelTunerCache;
+    if (problem.format == io::ProblemFormat::T1 && problem_info.empty()) problem_info = r.for_problem;
+    // Its own earlier results first: they are the problem itself.
+    std::vector<std::string> own = r.earlier_results;
+    if (prepared_->problem_is_cache) own.insert(own.begin(), r.for_problem);
+    std::string why_not;
+    if (!own.empty()) {
+      try {
+        training.emplace(prepare(own, "earlier results'"));
+        paths = own;
+        prepared_->space_choice = fmt::format("its own earlier results ({})", own.size());
+      } catch (const JobError& e) {
+        why_not = e.what();
+      }
+    }
+    if (!training) {
+      if (r.spaces.empty())
+        refuse_request(fmt::format("design: --for {}: {}; give training spaces (--spaces) to choose from",
+                                   r.for_problem, own.empty() ? "no earlier results" : why_not));
+      std::vector<design::Resemblance> ranked;
+      try {
+        ranked = design::rank_by_resemblance(problem.problem, r.spaces);
+      } catch (const io::InputError& e) {
+        refuse_input(fmt::format("design: training spaces: {}", e.what()));
+      }
+      ranked.resize(std::min(ranked.size(), r.similar));
+      paths.clear();
+      std::string names;
+      for (const auto& x : ranked) {
+        paths.push_back(x.path);
+        names += fmt::format("{}{} ({:.2f})", names.empty() ? "" : ", ", methodology::space_name_from_path(x.path),
+                             x.similarity);
+      }
+      prepared_->space_choice = fmt::format("the {} of {} training spaces most like it{}: {}", paths.size(),
+                                            r.spaces.size(), why_not.empty() ? "" : " (" + why_not + ")", names);
+    }
+  }
+  if (!training) training.emplace(prepare(paths, "training"));
+  prepared_->training_paths = paths;
+  prepared_->training.emplace(std::move(training->comparison));
+  if (!r.validation_spaces.empty()) prepared_->validation.emplace(prepare(r.validation_spaces, "validation").comparison);
+  prepared_->task = design::task_prompt(!problem_info.empty() || r.space_info
+                                            ? design::problem_information(training->stats, training->files, problem_info)
+                                            : "");
 }
 
 DesignJob::~DesignJob() = default;
@@ -173,6 +244,9 @@ DesignResult DesignJob::run() {
   };
   DesignResult result;
   result.output_dir = r.output_dir;
+  result.training_spaces = prepared_->training_paths;
+  result.space_choice = prepared_->space_choice;
+  result.for_problem = r.for_problem;
   const fs::path dir(r.output_dir);
   std::error_code ec;
   fs::create_directories(dir / "candidates", ec);
@@ -188,7 +262,7 @@ DesignResult DesignJob::run() {
   } catch (const std::runtime_error& e) {
     refuse_input(fmt::format("design: {} (use --restart to start over)", e.what()));
   }
-  const json identity = run_identity(r);
+  const json identity = run_identity(r, prepared_->training_paths);
   if (!records.empty()) {
     if (records.front().value("event", "") != "start" || records.front().value("identity", json()) != identity)
       refuse_request(fmt::format("design: {} was written by a design run with other settings (spaces, seed, "
@@ -443,6 +517,29 @@ DesignResult DesignJob::run() {
       }
     }
   }
+  // In the loop: tune the problem with the best strategy.
+  if (!result.interrupted && r.tune_budget && !result.best_paths.empty()) {
+    TuneRequest t;
+    t.problem_path = r.for_problem;
+    if (prepared_->problem_is_cache) t.simulate_path = r.for_problem;
+    else t.cache_path = (dir / "tune-cache.json").string();
+    t.strategy = result.best_paths.front();
+    t.budget = *r.tune_budget;
+    t.seed = r.seed;
+    say(fmt::format("tuning {} with {}", r.for_problem, t.strategy));
+    try {
+      TuneJob job(t);
+      const TuneOutcome outcome = job.run();
+      result.tuned = tune_report_json(job, outcome, false);
+      std::ostringstream summary;
+      write_tune_summary(summary, job, outcome);
+      result.tuned_summary = summary.str();
+      result.interrupted = outcome.result.stop_reason == StopReason::interrupted;
+      log.append({{"event", "tuned"}, {"strategy", t.strategy}, {"report", *result.tuned}});
+    } catch (const JobError& e) {
+      refuse_input(fmt::format("design: tuning {} with {}: {}", r.for_problem, t.strategy, e.what()));
+    }
+  }
   result.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   json board = design_result_json(result);
   log.append({{"event", result.interrupted ? "interrupted" : "finished"}, {"leaderboard", result.leaderboard},
@@ -482,7 +579,10 @@ json design_result_json(const DesignResult& result) {
           {"llm_seconds", result.llm_seconds},
           {"scoring_seconds", result.scoring_seconds},
           {"wall_seconds", result.wall_seconds},
-          {"interrupted", result.interrupted}};
+          {"interrupted", result.interrupted},
+          {"training_spaces", result.training_spaces},
+          {"space_choice", result.space_choice},
+          {"tuned", result.tuned ? *result.tuned : json(nullptr)}};
 }
 
 void write_design_report(std::ostream& out, const DesignResult& result) {
@@ -510,9 +610,12 @@ void write_design_report(std::ostream& out, const DesignResult& result) {
   }
   if (!result.best_paths.empty()) {
     out << "best: " << result.best_paths.front() << "\n";
-    out << "adopt it: ktune tune PROBLEM --strategy " << result.best_paths.front() << "\n";
+    out << "adopt it: ktune tune " << (result.for_problem.empty() ? "PROBLEM" : result.for_problem) << " --strategy "
+        << result.best_paths.front() << "\n";
   }
   out << "log: " << result.log_path << "\n";
+  if (!result.space_choice.empty()) out << "scored on " << result.space_choice << "\n";
+  if (!result.tuned_summary.empty()) out << "tuned with the best:\n" << result.tuned_summary;
 }
 
 }  // namespace ktune

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "ktune/design/design_log.hpp"
+#include "ktune/design/resembling_spaces.hpp"
+#include "ktune/io/problem_file.hpp"
 #include "ktune/jobs/design_job.hpp"
 #include "shared_data.hpp"
 #include "temp_files.hpp"
@@ -227,6 +229,71 @@ TEST(DesignJob, RefusesBadRequests) {
   r = request("bad");
   r.mutations = {PromptKind::repair};
   EXPECT_THROW(DesignJob(r, client), JobError);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ResemblingSpaces, RanksTheSameKernelFirst) {
+  const std::string caches = shared_path("data/benchmark_hub/cachefiles/");
+  const Problem convolution = io::read_problem_file(shared_path("data/benchmark_hub/t1/convolution_milo.json")).problem;
+  const std::vector<std::string> candidates = {caches + "pnpoly/RTX_3090.json.gz",
+                                               caches + "dedispersion_milo/A100.json.gz",
+                                               caches + "convolution_milo/A4000.json.gz"};
+  const auto ranked = design::rank_by_resemblance(convolution, candidates);
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_EQ(ranked[0].path, candidates[2]);
+  EXPECT_GT(ranked[0].similarity, ranked[1].similarity);
+  EXPECT_DOUBLE_EQ(design::problem_similarity(convolution, convolution), 1.0);
+  Problem other;
+  other.parameters.push_back({"unrelated", {Value(std::int64_t{1}), Value(std::int64_t{2})}});
+  EXPECT_LT(design::problem_similarity(convolution, other), 0.4);
+}
+
+TEST(DesignJob, ForAProblemScoresOnTheSpacesMostLikeIt) {
+  DesignRequest r = request("for_t1");
+  r.for_problem = shared_path("data/benchmark_hub/t1/dedispersion_milo.json");
+  r.spaces = {shared_path("data/benchmark_hub/cachefiles/convolution_milo/A4000.json.gz"),
+              shared_path("data/benchmark_hub/cachefiles/dedispersion_milo/A100.json.gz"),
+              shared_path("data/benchmark_hub/cachefiles/pnpoly/RTX_3090.json.gz")};
+  r.similar = 1;
+  r.budget = 1;
+  ScriptedClient client({strategy("one", 2)});
+  const DesignResult result = DesignJob(r, client).run();
+  ASSERT_EQ(result.training_spaces.size(), 1u);
+  EXPECT_EQ(result.training_spaces[0], r.spaces[1]);
+  EXPECT_NE(result.space_choice.find("most like it"), std::string::npos);
+  EXPECT_NE(client.asked[0].find("dedispersion"), std::string::npos);  // the T1 file is in the prompt
+}
+
+TEST(DesignJob, ForACacheScoresOnItAndTunesWithTheBest) {
+  DesignRequest r = request("for_cache");
+  r.for_problem = shared_path("data/benchmark_hub/cachefiles/pnpoly/RTX_3090.json.gz");
+  r.spaces.clear();
+  r.budget = 2;
+  r.tune_budget = Budget{};
+  r.tune_budget->max_evaluations = 30;
+  ScriptedClient client({strategy("one", 2), strategy("two", 8)});
+  const DesignResult result = DesignJob(r, client).run();
+  EXPECT_EQ(result.training_spaces, std::vector<std::string>{r.for_problem});
+  EXPECT_NE(result.space_choice.find("its own earlier results"), std::string::npos);
+  ASSERT_TRUE(result.tuned.has_value());
+  EXPECT_EQ((*result.tuned)["evaluations"], 30);
+  EXPECT_NE(result.tuned_summary.find("30 evaluations"), std::string::npos);
+}
+
+TEST(DesignJob, ForAProblemWithoutResultsOrSpacesIsRefused) {
+  DesignRequest r = request("for_nothing");
+  r.for_problem = shared_path("data/benchmark_hub/t1/dedispersion_milo.json");
+  r.spaces.clear();
+  ScriptedClient client({});
+  try {
+    DesignJob job(r, client);
+    FAIL();
+  } catch (const JobError& e) {
+    EXPECT_NE(std::string(e.what()).find("no earlier results"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

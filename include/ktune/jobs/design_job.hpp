@@ -28,6 +28,7 @@
 #include "ktune/design/llm_client.hpp"
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/methodology/baseline.hpp"
+#include "ktune/tuning/budget.hpp"
 
 namespace ktune {
 
@@ -56,6 +57,17 @@ struct DesignRequest {
   bool restart = false;            // ignore (and replace) an existing log instead of resuming
   std::string model;               // for the record
   std::function<void(const std::string&)> progress;  // a line per event
+
+  // In the loop (`--for`): designing for one problem (T1, ktune JSON or Kernel Tuner cache). Its own earlier results
+  // (the problem file itself when it is a cache, and `earlier_results`: caches of earlier runs) are the training
+  // spaces when they can be scored; else the `similar` spaces of `spaces` that resemble it most
+  // (design/resembling_spaces.hpp). A T1 problem is shown in the prompt.
+  std::string for_problem;
+  std::vector<std::string> earlier_results;
+  std::size_t similar = 3;
+  // Then tune the problem with the best strategy within this budget: simulated when the problem is a cache, else
+  // live (the cache of that run, `output/tune-cache.json`, is an earlier result for the next design). None: no tune.
+  std::optional<Budget> tune_budget;
 };
 
 struct DesignCandidate {
@@ -82,6 +94,11 @@ struct DesignResult {
   double llm_seconds = 0, scoring_seconds = 0, wall_seconds = 0;
   std::string log_path, output_dir;
   bool interrupted = false;
+  std::vector<std::string> training_spaces;  // the spaces candidates were scored on
+  std::string space_choice;                  // why those (with --for)
+  std::string for_problem;
+  std::optional<nlohmann::json> tuned;       // the tune with the best strategy (tune_report_json), with tune_budget
+  std::string tuned_summary;                 // the same as `ktune tune` prints it
 };
 
 class DesignJob {
