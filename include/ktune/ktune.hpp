@@ -6,6 +6,7 @@
 //   Hypertuning      ktune hypertune   a strategy's hyperparameters tuned (jobs/hypertuning.hpp)
 //   analyse_pareto   ktune pareto      a true Pareto front, runs scored against it (jobs/pareto_analysis.hpp)
 //   SpaceSummary     ktune space       a problem's search space (jobs/space_summary.hpp)
+//   DesignJob        ktune design      strategies designed by a language model (jobs/design_job.hpp)
 // Below them: Problem and SearchSpace (the space and its neighbourhoods), Strategy and CostFunction (write a
 // strategy), Evaluator (live backends or simulation), tune() (the loop), and the readers and writers of io/.
 #include "ktune/version.hpp"
@@ -43,6 +44,7 @@
 
 #include "ktune/jobs/comparison_job.hpp"
 #include "ktune/jobs/comparison_reports.hpp"
+#include "ktune/jobs/design_job.hpp"
 #include "ktune/jobs/hypertuning.hpp"
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/jobs/pareto_analysis.hpp"
