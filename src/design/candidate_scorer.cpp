@@ -72,7 +72,8 @@ void write_all(int fd, const std::string& text) {
     const auto start = Clock::now();
     const StrategyPluginInfo info = load_strategy_plugin(path);
     loaded = true;
-    send({{"phase", "compiled"}, {"seconds", seconds_since(start)}, {"name", info.declared_name}});
+    send({{"phase", "compiled"}, {"seconds", seconds_since(start)}, {"name", info.declared_name},
+          {"compile_log", info.compile_log}});
     StrategyInfo candidate = *find_strategy(path);
     candidate.name = kCandidateName;
     register_strategy(std::move(candidate));
@@ -164,6 +165,7 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
           compiled = true;
           result.compile_seconds = message.value("seconds", 0.0);
           result.declared_name = message.value("name", "");
+          result.compile_log = message.value("compile_log", "");
           deadline = Clock::now() +
                      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits_.run_seconds));
         } else if (message.value("phase", "") == "done") {

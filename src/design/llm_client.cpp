@@ -52,10 +52,15 @@ struct Response {
   double retry_after = 0;  // seconds, 0 if none
 };
 
+std::string bare_host_url(const std::string& url);
+
 class OpenAiClient final : public LlmClient {
  public:
   explicit OpenAiClient(OpenAiClientOptions options) : options_(std::move(options)) {
     url_ = chat_completions_url(options_.url);
+    // A bare host: servers differ in where they put the endpoint (/v1/chat/completions mostly, /chat/completions
+    // too); a 404 from the first tries the other once.
+    if (const std::string plain = bare_host_url(options_.url); !plain.empty()) fallback_url_ = plain;
     if (url_.rfind("http://", 0) != 0 && url_.rfind("https://", 0) != 0)
       throw LlmError(fmt::format("--llm-url '{}': an http:// or https:// URL is needed", options_.url));
     static std::once_flag once;
@@ -80,6 +85,11 @@ class OpenAiClient final : public LlmClient {
         why = fmt::format("{} ({})", curl_easy_strerror(r.code), r.curl_error);
       } else if (r.status == 429 || r.status >= 500) {
         why = fmt::format("HTTP {}: {}", r.status, server_message(r.body));
+      } else if (r.status == 404 && !fallback_url_.empty()) {
+        url_ = fallback_url_;
+        fallback_url_.clear();
+        --attempt;  // not a retry: another address
+        continue;
       } else if (r.status < 200 || r.status >= 300) {
         throw LlmError(fmt::format("{} refused the request: HTTP {}: {}", url_, r.status, server_message(r.body)));
       } else {
@@ -147,17 +157,24 @@ class OpenAiClient final : public LlmClient {
     } catch (const json::exception& e) {
       throw LlmError(fmt::format("{}: the reply is not JSON ({}): {}", url_, e.what(), excerpt(body)));
     }
-    const json* content = nullptr;
+    const json* message = nullptr;
     if (doc.is_object() && doc.contains("choices") && doc["choices"].is_array() && !doc["choices"].empty()) {
       const json& choice = doc["choices"][0];
-      if (choice.is_object() && choice.contains("message") && choice["message"].is_object() &&
-          choice["message"].contains("content"))
-        content = &choice["message"]["content"];
+      if (choice.is_object() && choice.contains("message") && choice["message"].is_object())
+        message = &choice["message"];
     }
-    if (!content || !content->is_string())
-      throw LlmError(fmt::format("{}: not a chat completion (no choices[0].message.content): {}", url_, excerpt(body)));
+    if (!message)
+      throw LlmError(fmt::format("{}: not a chat completion (no choices[0].message): {}", url_, excerpt(body)));
     LlmReply reply;
-    reply.content = content->get<std::string>();
+    // A string, or a list of parts ({"type": "text", "text": ...}); null or absent (a refusal, a reply cut off
+    // before any text) is an empty answer, which the design loop feeds back like any reply without code.
+    const json content = message->value("content", json());
+    if (content.is_string()) {
+      reply.content = content.get<std::string>();
+    } else if (content.is_array()) {
+      for (const auto& part : content)
+        if (part.is_object() && part.contains("text") && part["text"].is_string()) reply.content += part["text"].get<std::string>();
+    }
     if (doc.contains("model") && doc["model"].is_string()) reply.model = doc["model"].get<std::string>();
     if (doc.contains("usage") && doc["usage"].is_object()) {
       const json& u = doc["usage"];
@@ -170,14 +187,24 @@ class OpenAiClient final : public LlmClient {
   }
 
   OpenAiClientOptions options_;
-  std::string url_;
+  std::string url_, fallback_url_;
 };
+
+// "scheme://host[:port]" with no path (or "/"): the fallback "scheme://host[:port]/chat/completions"; else "".
+std::string bare_host_url(const std::string& url) {
+  std::string u = url;
+  while (!u.empty() && u.back() == '/') u.pop_back();
+  const std::size_t scheme = u.find("://");
+  if (scheme == std::string::npos || u.find('/', scheme + 3) != std::string::npos) return "";
+  return u + "/chat/completions";
+}
 
 }  // namespace
 
 std::string chat_completions_url(const std::string& url) {
   std::string u = url;
   while (!u.empty() && u.back() == '/') u.pop_back();
+  if (!bare_host_url(u).empty()) return u + "/v1/chat/completions";
   const std::string suffix = "/chat/completions";
   if (u.size() >= suffix.size() && u.compare(u.size() - suffix.size(), suffix.size(), suffix) == 0) return u;
   return u + suffix;

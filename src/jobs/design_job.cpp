@@ -61,6 +61,7 @@ json score_json(const CandidateScore& s) {
           {"stage", s.stage},
           {"error", s.error},
           {"declared_name", s.declared_name},
+          {"compile_log", s.compile_log},
           {"score", s.ok ? json(s.score) : json(nullptr)},
           {"per_space", per_space},
           {"compile_seconds", s.compile_seconds},
@@ -75,6 +76,7 @@ CandidateScore score_of(const json& j) {
   s.stage = j.value("stage", "");
   s.error = j.value("error", "");
   s.declared_name = j.value("declared_name", "");
+  s.compile_log = j.value("compile_log", "");
   if (s.ok) s.score = j.at("score").get<double>();
   for (const auto& e : j.value("per_space", json::array())) s.per_space.emplace_back(e[0].get<std::string>(), e[1].get<double>());
   s.compile_seconds = j.value("compile_seconds", 0.0);

@@ -88,8 +88,9 @@ std::vector<std::string> include_directories() {
   return out;
 }
 
-// Compiles a .cpp plug-in into the cache (unless it is there already) and returns the library's path.
-std::string compiled_plugin(const std::string& path, bool& compiled) {
+// Compiles a .cpp plug-in into the cache (unless it is there already) and returns the library's path; `log` gets the
+// compiler's output (warnings).
+std::string compiled_plugin(const std::string& path, bool& compiled, std::string& log_text) {
   const std::string source = read_file(path);
   const char* cxx_env = std::getenv("CXX");
   const std::string cxx = cxx_env && *cxx_env ? cxx_env : "c++";
@@ -112,6 +113,7 @@ std::string compiled_plugin(const std::string& path, bool& compiled) {
   const int status = std::system(command.c_str());
   const std::string output = read_file(log.string());
   fs::remove(log, ec);
+  log_text = output.substr(0, 4000);
   if (status != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     fs::remove(partial, ec);
     std::string shown = output.substr(0, 4000);
@@ -151,7 +153,7 @@ StrategyPluginInfo load_strategy_plugin(const std::string& path) {
 
   StrategyPluginInfo info;
   info.path = path;
-  info.library = ends_with(path, ".cpp") ? compiled_plugin(path, info.compiled) : path;
+  info.library = ends_with(path, ".cpp") ? compiled_plugin(path, info.compiled, info.compile_log) : path;
   // A relative path without a slash would make dlopen search the library path instead of opening this file.
   const std::string library = fs::absolute(info.library).string();
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);

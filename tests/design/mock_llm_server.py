@@ -3,8 +3,9 @@
 
     mock_llm_server.py SCRIPT.json REQUESTS.jsonl [--port-file FILE] [--lifetime SECONDS]
 
-SCRIPT.json is a list of steps, served in order, one per request: {"content": "..."} answers with a chat completion,
-{"status": 429} (or any other status, optionally with "body") answers with that error. Past the end of the script
+SCRIPT.json is a list of steps, served in order, one per request: {"content": "..."} answers with a chat completion
+(content may also be null or a list of {"type": "text", "text": ...} parts), {"status": 429} (or any other status,
+optionally with "body" and "retry_after") answers with that error. Past the end of the script
 the last step repeats. Every request's JSON body is appended to REQUESTS.jsonl with the status served. The server
 listens on 127.0.0.1 on a free port, writes the port to --port-file, and exits by itself after --lifetime seconds.
 """
@@ -20,6 +21,7 @@ def main():
     parser.add_argument("requests")
     parser.add_argument("--port-file")
     parser.add_argument("--lifetime", type=float, default=600)
+    parser.add_argument("--path", default=None, help="serve only this path (others are 404, not counted)")
     args = parser.parse_args()
     with open(args.script) as f:
         steps = json.load(f)
@@ -33,6 +35,11 @@ def main():
         def do_POST(self):
             length = int(self.headers.get("Content-Length", 0))
             body = self.rfile.read(length)
+            if (args.path and self.path != args.path) or not self.path.endswith("/chat/completions"):
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             with lock:
                 step = steps[min(state["next"], len(steps) - 1)]
                 state["next"] += 1
@@ -42,8 +49,6 @@ def main():
             except ValueError:
                 request = {"unparsable": body.decode(errors="replace")}
             status = step.get("status", 200)
-            if not self.path.endswith("/chat/completions"):
-                status = 404
             with lock, open(args.requests, "a") as f:
                 f.write(json.dumps({"index": index, "path": self.path, "status": status,
                                     "authorization": self.headers.get("Authorization"),
@@ -58,6 +63,8 @@ def main():
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
+            if "retry_after" in step:
+                self.send_header("Retry-After", str(step["retry_after"]))
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

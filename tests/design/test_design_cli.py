@@ -188,3 +188,38 @@ def test_unreachable_and_refusing_servers_are_clear_errors(tmp_path, env):
     assert done.returncode == 1
     assert "HTTP 401" in done.stderr and "bad key" in done.stderr
     assert len(server.served()) == 1
+
+
+def test_server_shapes_bare_host_parts_null_and_retry_after(tmp_path, env):
+    good = scripted_candidates.working(1)
+    steps = [{"status": 503, "retry_after": 1},
+             {"content": [{"type": "text", "text": good[:40]}, {"type": "text", "text": good[40:]}]},
+             {"content": None},
+             {"content": "<think>reasoning</think>\n" + scripted_candidates.working(2)}]
+    server = MockServer(tmp_path, steps)
+    server.process.kill()
+    server.process.wait()
+    # The same script behind a server that serves only /chat/completions, given as a bare host.
+    port_file = tmp_path / "port-bare"
+    process = subprocess.Popen([sys.executable, str(HERE / "mock_llm_server.py"), str(server.script),
+                                str(server.requests), "--port-file", str(port_file), "--lifetime", "200",
+                                "--path", "/chat/completions"])
+    try:
+        for _ in range(200):
+            if port_file.exists():
+                break
+            time.sleep(0.05)
+        server.url = f"http://127.0.0.1:{port_file.read_text()}"
+        start = time.monotonic()
+        done = subprocess.run(design_args(server, tmp_path / "run", budget=3, extra=["--json"]), env=env,
+                              capture_output=True, text=True, timeout=120)
+        elapsed = time.monotonic() - start
+    finally:
+        process.kill()
+        process.wait()
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    stages = [c["result"]["stage"] for c in result["candidates"]]
+    assert stages == ["scored", "reply", "scored"], stages  # parts joined; null content fed back as no code
+    assert elapsed >= 1.0  # the 503's Retry-After was honoured over the 0.1 s back-off
+    assert "no code block" in server.served()[3]["request"]["messages"][1]["content"]

@@ -25,6 +25,7 @@ struct CandidateScore {
   std::string stage;
   std::string error;          // verbatim, cut at a few thousand characters
   std::string declared_name;  // the name its describe() gives
+  std::string compile_log;    // the compiler's warnings (empty when the compiled plug-in was cached)
   double score = 0;           // mean of the methodology's P over the spaces
   std::vector<std::pair<std::string, double>> per_space;
   double compile_seconds = 0, run_seconds = 0, scoring_seconds = 0, wall_seconds = 0;

@@ -53,7 +53,8 @@ struct OpenAiClientOptions {
   std::function<void(int, double, const std::string&)> on_retry;
 };
 
-// The chat-completions URL a base URL stands for: ".../chat/completions" is kept, anything else gets it appended.
+// The chat-completions URL a base URL stands for: ".../chat/completions" is kept, a bare host gets
+// "/v1/chat/completions" (and "/chat/completions" if that is a 404), anything else gets "/chat/completions" appended.
 std::string chat_completions_url(const std::string& url);
 
 // libcurl-based client. Throws LlmError for an unusable URL.

@@ -21,6 +21,7 @@ struct StrategyPluginInfo {
   std::string declared_name;  // the name in its StrategyInfo
   std::string ktune_version;  // it was built against
   bool compiled = false;      // a .cpp compiled now (false: loaded, or taken from the cache)
+  std::string compile_log;    // the compiler's output when compiled now (its warnings), cut at 4000 characters
 };
 
 // Loads and registers the plug-in at `path` (once; later calls return what the first found) and returns its
