@@ -166,6 +166,11 @@ Command add_tune_command(CLI::App& app) {
       ->check(whole_number(0, 1'000'000));
   sub->add_option("--compiler", o->request.live.compiler, "Live, cpp backend: the compiler command (default $CXX or c++)");
   sub->add_flag("--no-verify", o->no_verify, "Live: skip verification against the reference");
+  sub->add_option("--compile-workers", o->request.live.compile_workers,
+                  "Live: processes that compile the strategy's next configurations while one is measured (on a CPU "
+                  "device pinned to other cores than the measurement); 0: none")
+      ->capture_default_str()
+      ->check(whole_number(0, 1024));
   sub->add_option("--observer", o->request.live.observers,
                   "Live: also observe energy and power: powercap (Linux RAPL, CPU) or nvml (NVIDIA GPU); repeatable. "
                   "Skipped with a note where the machine does not expose them")

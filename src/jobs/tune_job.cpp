@@ -278,6 +278,7 @@ void TuneJob::State::build_space_and_evaluator() {
       options.objectives = objectives;
       options.isolate = request.live.isolate;
       options.observers = request.live.observers;
+      options.compile_workers = request.live.compile_workers;
       auto e = std::make_unique<live::LiveEvaluator>(space->problem(), *space, *spec, std::move(options));
       live_evaluator = e.get();
       for (const auto& note : e->observer_notes()) say(JobMessageLevel::note, "note: not observing " + note);
@@ -531,6 +532,8 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
                    {"verification", spec.verification.kind != live::Verification::Kind::none},
                    {"isolated", s.request.live.isolate},
                    {"workers_started", s.live_evaluator->workers_started()},
+                   {"compile_workers", s.live_evaluator->compile_workers()},
+                   {"prebuilt_configurations", s.live_evaluator->prebuilt_configurations()},
                    {"observers", s.live_evaluator->observers()},
                    {"observer_notes", s.live_evaluator->observer_notes()},
                    {"statuses", statuses}};

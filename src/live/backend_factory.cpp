@@ -30,3 +30,15 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const BackendOpti
 }
 
 }  // namespace ktune::live
+
+namespace ktune::live {
+
+std::string Backend::prebuild(const KernelSource&, const Defines&, const std::string&) {
+  throw std::logic_error("the " + name() + " backend cannot compile apart from measuring (supports_prebuild)");
+}
+
+std::unique_ptr<CompiledKernel> Backend::load_prebuilt(const KernelSource&, const std::string&) {
+  throw std::logic_error("the " + name() + " backend cannot load a prebuilt kernel (supports_prebuild)");
+}
+
+}  // namespace ktune::live

@@ -126,10 +126,9 @@ RunResult KernelRunner::run(const RunRequest& request) {
       kernel_.reset();  // the previous configuration is released before the next is built
       source_.name = request.kernel_name;
       compile_start = Clock::now();
-      KernelSource prepared = source_;
-      if (!request.code.empty()) prepared.code = request.code;
-      prepared.code = blank_zero_unroll_pragmas(std::move(prepared.code), request.defines);
-      kernel_ = backend_->compile(prepared, request.defines);
+      const KernelSource prepared = source_for(source_, request);
+      kernel_ = request.prebuilt.empty() ? backend_->compile(prepared, request.defines)
+                                         : backend_->load_prebuilt(prepared, request.prebuilt);
       result.compile_ms = ms_since(compile_start);
       compiling = false;
     }
@@ -203,6 +202,14 @@ RunResult KernelRunner::run(const RunRequest& request) {
   return result;
 }
 
+KernelSource source_for(const KernelSource& base, const RunRequest& request) {
+  KernelSource prepared = base;
+  prepared.name = request.kernel_name;
+  if (!request.code.empty()) prepared.code = request.code;
+  prepared.code = blank_zero_unroll_pragmas(std::move(prepared.code), request.defines);
+  return prepared;
+}
+
 void encode(const RunRequest& r, std::string& out) {
   Writer w(out);
   w.pod<std::uint8_t>(r.compile);
@@ -221,6 +228,7 @@ void encode(const RunRequest& r, std::string& out) {
   w.pod<std::uint8_t>(r.warmup);
   w.pod(r.iterations);
   w.pod<std::uint8_t>(r.observe_launches);
+  w.str(r.prebuilt);
 }
 
 RunRequest decode_request(std::string_view in) {
@@ -240,6 +248,7 @@ RunRequest decode_request(std::string_view in) {
   q.warmup = r.pod<std::uint8_t>() != 0;
   q.iterations = r.pod<std::uint32_t>();
   q.observe_launches = r.pod<std::uint8_t>() != 0;
+  q.prebuilt = r.str();
   r.end();
   return q;
 }

@@ -31,7 +31,13 @@ struct RunRequest {
   bool warmup = false;        // one untimed launch before the timed ones
   std::uint32_t iterations = 0;
   bool observe_launches = false;  // tell the launch hook of each timed launch (the caller's LaunchObservers)
+  // Compiled already by a compile worker (Backend::prebuild): what to load instead of compiling ("" : compile).
+  std::string prebuilt;
 };
+
+// The source a request compiles: `base` with the request's kernel name and generated code, and Kernel Tuner's
+// loop_unroll_factor rule applied (what the runner compiles and a compile worker prebuilds alike).
+KernelSource source_for(const KernelSource& base, const RunRequest& request);
 
 // The timed launches as the caller's observers see them: `ready` before each launch (the runner waits for the hook
 // to return), `started` right before the backend's launch call.

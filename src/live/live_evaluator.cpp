@@ -1,7 +1,10 @@
 #include "ktune/live/live_evaluator.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <ctime>
 #include <cstdio>
 #include <fstream>
@@ -18,6 +21,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "live/temporary_directory.hpp"
+#include "compile_pool.hpp"
 #include "worker_process.hpp"
 
 namespace ktune::live {
@@ -131,6 +135,12 @@ DeviceInfo probe_device(const KernelSpecification& spec, bool isolate,
   return worker.device_info();
 }
 
+struct LiveEvaluator::Pipeline {
+  std::unique_ptr<detail::CompilePool> pool;
+  std::deque<std::size_t> upcoming;  // announced by prepare(), not yet given to the pool
+  std::unordered_map<std::size_t, detail::RunRequest> requests;  // the compile parts of those given to it
+};
+
 LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, KernelSpecification spec,
                              LiveEvaluatorOptions options)
     : problem_(problem),
@@ -235,17 +245,97 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
   }
   verify_ = v.kind != Verification::Kind::none;
 
+  // Compile workers: on a CPU device the measuring worker keeps the first cores and the compile workers get the last
+  // ones, so that compiling never shares a core with a measurement.
+  std::vector<int> compile_cpus;
+  if (options.compile_workers > 0 && isolate_) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cpus;
+    if (::sched_getaffinity(0, sizeof set, &set) == 0)
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    const bool cpu_device = spec_.backend == "cpp";
+    if (cpu_device && cpus.size() > 1) {
+      const std::size_t k = std::min(options.compile_workers, cpus.size() - 1);
+      measuring_cpus_.assign(cpus.begin(), cpus.end() - static_cast<std::ptrdiff_t>(k));
+      compile_cpus.assign(cpus.end() - static_cast<std::ptrdiff_t>(k), cpus.end());
+    }
+  }
   start_backend(Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(std::max(spec_.timeout_s, 30.0))));
+  if (options.compile_workers > 0 && isolate_) {
+    auto pool = std::make_unique<detail::CompilePool>(options.compile_workers, factory_, source_, compile_cpus,
+                                                      std::max(spec_.timeout_s, 30.0));
+    if (pool->workers() > 0 && !pool->broken()) {
+      pipeline_ = std::make_unique<Pipeline>();
+      pipeline_->pool = std::move(pool);
+    } else {
+      measuring_cpus_.clear();  // nothing compiles beside the measurements: the worker may use every core again
+      start_backend(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(std::max(spec_.timeout_s, 30.0))));
+    }
+  }
   for (const auto& o : spec_.launch_observers) o->register_device(device_info_);
   if (v.kind == Verification::Kind::configuration) run_reference_configuration();
 }
 
 LiveEvaluator::~LiveEvaluator() = default;
 
+std::size_t LiveEvaluator::compile_workers() const { return pipeline_ ? pipeline_->pool->workers() : 0; }
+
+void LiveEvaluator::prepare(std::span<const std::size_t> upcoming) {
+  if (!pipeline_) return;
+  pipeline_->pool->clear_queue();
+  for (auto it = pipeline_->requests.begin(); it != pipeline_->requests.end();)
+    it = pipeline_->pool->has(it->first) ? std::next(it) : pipeline_->requests.erase(it);
+  pipeline_->upcoming.assign(upcoming.begin(), upcoming.end());
+  top_up_compiles();
+}
+
+// Gives the pool the next announced configurations, as many as it keeps ahead. Their compile requests are made here
+// (the caller's code generated once, in this process); one that cannot be planned is left to evaluate() to report.
+void LiveEvaluator::top_up_compiles() {
+  auto& p = *pipeline_;
+  p.pool->pump();
+  while (!p.upcoming.empty()) {
+    const std::size_t index = p.upcoming.front();
+    if (p.pool->has(index) || records_.count(index)) {
+      p.upcoming.pop_front();
+      continue;
+    }
+    const std::vector<Value> config = space_.values_at(index);
+    detail::RunRequest request;
+    try {
+      LaunchPlan plan = planner_.plan(config);
+      const auto& block = plan.geometry.block;
+      if (device_info_.max_threads != 0 && block[0] * block[1] * block[2] > device_info_.max_threads) {
+        p.upcoming.pop_front();
+        continue;
+      }
+      request.code = apply_caller_code(spec_, config, plan);
+      request.kernel_name = plan.kernel_name;
+      request.defines = std::move(plan.defines);
+      request.geometry = plan.geometry;
+    } catch (const std::exception&) {
+      p.upcoming.pop_front();
+      continue;
+    }
+    if (!p.pool->submit(index, request)) break;  // enough ahead
+    p.requests[index] = std::move(request);
+    p.upcoming.pop_front();
+  }
+}
+
 void LiveEvaluator::start_backend(Clock::time_point deadline) {
   // In the worker this runs after the fork: the backend and its device state exist only there.
   auto make_runner = [&] {
+    if (!measuring_cpus_.empty()) {  // only ever in the worker: measuring_cpus_ is set for isolated runs only
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      for (int c : measuring_cpus_) CPU_SET(c, &set);
+      ::sched_setaffinity(0, sizeof set, &set);
+    }
     auto backend = factory_();
     if (!backend) throw std::runtime_error("the backend factory returned no backend");
     backend->set_arguments(arguments_);
@@ -392,7 +482,8 @@ std::string LiveEvaluator::check_outputs(const std::vector<std::vector<std::byte
   return "";
 }
 
-EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config) {
+EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config, const detail::RunRequest* prepared,
+                                               const detail::Prebuilt* prebuilt) {
   const auto start = Clock::now();
   EvaluationRecord rec;
   rec.config = config;
@@ -421,10 +512,24 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
 
   // The caller's code for this configuration (generated source, defines): its failure costs the configuration.
   std::string generated_code;
-  try {
-    generated_code = apply_caller_code(spec_, config, plan);
-  } catch (const std::exception& e) {
-    return finish(Status::compile_failed, fmt::format("generating the kernel's code failed: {}", e.what()));
+  if (prepared) {  // made once by prepare(): the caller's code is not run twice
+    generated_code = prepared->code;
+    plan.kernel_name = prepared->kernel_name;
+    plan.defines = prepared->defines;
+    plan.geometry = prepared->geometry;
+  } else {
+    try {
+      generated_code = apply_caller_code(spec_, config, plan);
+    } catch (const std::exception& e) {
+      return finish(Status::compile_failed, fmt::format("generating the kernel's code failed: {}", e.what()));
+    }
+  }
+  if (prebuilt) {  // a compile worker's build: its time is this configuration's compile time
+    rec.compile_ms += prebuilt->compile_ms;
+    backend_ms += prebuilt->compile_ms;
+    if (!prebuilt->ok)
+      return finish(Status::compile_failed,
+                    prebuilt->log.empty() ? prebuilt->message : prebuilt->message + "\n" + prebuilt->log);
   }
 
   if (isolate_ && !worker_->alive()) start_backend(Clock::now() + std::chrono::seconds(30));
@@ -487,6 +592,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
   request.kernel_name = plan.kernel_name;
   request.defines = std::move(plan.defines);
   request.geometry = plan.geometry;
+  if (prebuilt) request.prebuilt = prebuilt->artifact;
   if (verify_) {
     // Verify first: a wrong configuration is not benchmarked.
     request.check_run = true;
@@ -497,6 +603,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
     request.read_back.clear();
     request.defines.clear();
     request.code.clear();
+    request.prebuilt.clear();
   }
   request.warmup = spec_.warmup;
   request.iterations = static_cast<std::uint32_t>(spec_.iterations);
@@ -541,7 +648,23 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
 }
 
 EvaluationOutcome LiveEvaluator::evaluate(std::size_t index) {
-  EvaluationRecord rec = evaluate_config(space_.values_at(index));
+  std::optional<detail::Prebuilt> prebuilt;
+  const detail::RunRequest* prepared = nullptr;
+  if (pipeline_) {
+    auto& p = *pipeline_;
+    if (const auto it = std::find(p.upcoming.begin(), p.upcoming.end(), index); it != p.upcoming.end())
+      p.upcoming.erase(it);
+    top_up_compiles();  // the workers compile the next ones while this one waits and is measured
+    if (p.pool->has(index)) prebuilt = p.pool->take(index);
+    if (const auto it = p.requests.find(index); it != p.requests.end()) prepared = &it->second;
+    if (prebuilt && prebuilt->ok) ++prebuilt_count_;
+  }
+  EvaluationRecord rec = evaluate_config(space_.values_at(index), prepared, prebuilt ? &*prebuilt : nullptr);
+  if (pipeline_) {
+    pipeline_->pool->release(index);
+    pipeline_->requests.erase(index);
+    top_up_compiles();
+  }
   const double charged = rec.charged_ms();
   const Status status = rec.status;
   records_[index] = std::move(rec);

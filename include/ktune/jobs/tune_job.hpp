@@ -45,6 +45,10 @@ struct LiveOverrides {
   bool verify = true;
   bool isolate = true;                 // kernels in a worker process (crashes and hangs cost one configuration)
   std::vector<std::string> observers;  // powercap, nvml
+  // Compile workers beside the measuring one (LiveEvaluatorOptions::compile_workers): the strategy's batches are
+  // compiled ahead on spare cores. 0: none. CPU devices measure on all cores, so none is the default everywhere; a
+  // backend that cannot compile apart from measuring ignores it.
+  std::size_t compile_workers = 0;
 };
 
 struct TuneRequest {

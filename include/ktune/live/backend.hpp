@@ -84,6 +84,14 @@ class Backend {
 
   // Compiles one configuration. Throws CompileError with the compiler's log.
   virtual std::unique_ptr<CompiledKernel> compile(const KernelSource& source, const Defines& defines) = 0;
+  // Compiling apart from measuring (the live evaluator's compile workers): prebuild() compiles one configuration
+  // into files under `dir` (made and later removed by the caller) in any process, with its own backend and no
+  // arguments set; load_prebuilt() turns what it returned into a kernel in the measuring process, cheaply. A
+  // backend that cannot says so with supports_prebuild() (its configurations are then compiled where measured).
+  // prebuild throws CompileError as compile does.
+  virtual bool supports_prebuild() const { return false; }
+  virtual std::string prebuild(const KernelSource& source, const Defines& defines, const std::string& dir);
+  virtual std::unique_ptr<CompiledKernel> load_prebuilt(const KernelSource& source, const std::string& artifact);
   // Runs the kernel once on the current arguments and waits for it; returns its duration in ms (device events, or a
   // steady clock around the call for cpp). Throws LaunchError.
   virtual double launch(CompiledKernel& kernel, const LaunchGeometry& geometry) = 0;

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,6 +36,7 @@ class SearchSpace;
 namespace ktune::live {
 
 namespace detail {
+struct Prebuilt;
 class KernelRunner;
 class WorkerProcess;
 struct RunRequest;
@@ -56,6 +58,11 @@ struct LiveEvaluatorOptions {
   // with that configuration ("block_size_x=128, tile=2"). Empty: each line goes to stderr as
   // "[block_size_x=128, tile=2] line".
   std::function<void(const std::string& configuration, const std::string& output)> on_worker_output = {};
+  // Compile workers (isolated runs of a backend that can compile apart from measuring, Backend::supports_prebuild):
+  // the configurations a strategy announces (Evaluator::prepare, its batches) are compiled by this many processes
+  // while the measuring worker measures. On a CPU device (the cpp backend) the measuring worker and the compile
+  // workers are pinned to disjoint cores. 0: compile where measured, one configuration after the other.
+  std::size_t compile_workers = 0;
 };
 
 // The device `spec` names, as its backend reports it, before any space is built: Kernel Tuner takes the block-size
@@ -80,6 +87,7 @@ class LiveEvaluator final : public Evaluator {
   const std::vector<Objective>& objectives() const override { return objectives_; }
   bool simulated() const override { return false; }
   EvaluationOutcome evaluate(std::size_t index) override;
+  void prepare(std::span<const std::size_t> upcoming) override;
   EvaluationRecord record(std::size_t index) const override;
   std::string device_name() const override { return device_info_.name; }
   std::string kernel_name() const override { return spec_.kernel_name; }
@@ -88,6 +96,10 @@ class LiveEvaluator final : public Evaluator {
   const KernelSpecification& specification() const { return spec_; }
   // Worker processes started so far (1 after construction when isolated; +1 after each timeout or crash).
   std::size_t workers_started() const { return workers_started_; }
+  // Compile workers at work (0 when compiling where measured: none asked, not isolated, or a backend that cannot);
+  // configurations measured from a compile worker's build.
+  std::size_t compile_workers() const;
+  std::size_t prebuilt_configurations() const { return prebuilt_count_; }
   // The observers observing, and why each of the others cannot ("powercap: no /sys/class/powercap ...").
   const std::vector<std::string>& observers() const { return observers_; }
   const std::vector<std::string>& observer_notes() const { return observer_notes_; }
@@ -98,7 +110,11 @@ class LiveEvaluator final : public Evaluator {
   detail::WorkerReply run(const detail::RunRequest& request, Clock::time_point deadline,
                           detail::LaunchEvents* events = nullptr);
   void run_reference_configuration();
-  EvaluationRecord evaluate_config(const std::vector<Value>& config);
+  // `prepared`: the compile part of the request made by prepare() (the caller's code generated once); `prebuilt`:
+  // a compile worker's build of it.
+  EvaluationRecord evaluate_config(const std::vector<Value>& config, const detail::RunRequest* prepared = nullptr,
+                                   const detail::Prebuilt* prebuilt = nullptr);
+  void top_up_compiles();
   void show_worker_output(const std::vector<Value>& config, const std::string& output) const;
   // "" when the outputs are correct, else why not; fills `measurements` with the accuracy measures.
   std::string check_outputs(const std::vector<std::vector<std::byte>>& outputs,
@@ -127,6 +143,11 @@ class LiveEvaluator final : public Evaluator {
   std::vector<std::optional<KernelArgument>> expected_;  // per read_back_ entry; empty: not compared
   std::vector<bool> tolerance_check_;                    // per read_back_ entry; false when an accuracy measure replaces it
   std::vector<std::size_t> accuracy_position_;           // per spec_.accuracy entry: its read_back_ position
+
+  struct Pipeline;  // the compile workers and what was announced to them (live_evaluator.cpp)
+  std::unique_ptr<Pipeline> pipeline_;
+  std::vector<int> measuring_cpus_;  // the measuring worker's cores (empty: not pinned)
+  std::size_t prebuilt_count_ = 0;
 
   std::unordered_map<std::size_t, EvaluationRecord> records_;
   std::vector<double> values_;  // objective values of the last evaluate()

@@ -36,6 +36,10 @@ class Evaluator {
   // the next call. Never throws for a failing configuration: failures are outcomes. May throw Interrupted
   // (interruption.hpp) when a stop was requested while it ran: the configuration then has no result.
   virtual EvaluationOutcome evaluate(std::size_t index) = 0;
+  // The configurations the caller will evaluate next, in order (a strategy's batch): a live evaluator compiles them
+  // on spare cores while it measures (pipelining); a simulation ignores it. Only a hint: evaluate() decides nothing
+  // differently, so results and their order do not depend on it. Replaces the previous hint.
+  virtual void prepare(std::span<const std::size_t> upcoming) { (void)upcoming; }
   // The full record of the evaluation of `index` (which has been evaluated), for result files. clock_ms and
   // strategy_ms are left for the caller to fill in.
   virtual EvaluationRecord record(std::size_t index) const = 0;

@@ -302,11 +302,19 @@ class CppBackend final : public Backend {
   }
 
   std::unique_ptr<CompiledKernel> compile(const KernelSource& source, const Defines& defines) override {
+    TemporaryDirectory dir;  // removed on return: the loaded library stays mapped
+    return load_prebuilt(source, prebuild(source, defines, dir.path().string()));
+  }
+
+  bool supports_prebuild() const override { return true; }
+
+  // The artifact is the directory: kernel.so, and compiler.log for the messages of a library that does not load.
+  std::string prebuild(const KernelSource& source, const Defines& defines, const std::string& directory) override {
     const bool cxx = is_cplusplus(source);
     const bool openmp = source.code.find("#pragma omp") != std::string::npos;
-    TemporaryDirectory dir;
-    const fs::path source_file = dir.path() / (cxx ? "kernel.cpp" : "kernel.c");
-    const fs::path library_file = dir.path() / "kernel.so";
+    const fs::path dir(directory);
+    const fs::path source_file = dir / (cxx ? "kernel.cpp" : "kernel.c");
+    const fs::path library_file = dir / "kernel.so";
     {
       std::ofstream out(source_file, std::ios::binary);
       for (const auto& [name, value] : defines) out << "#define " << name << ' ' << value << '\n';
@@ -328,7 +336,7 @@ class CppBackend final : public Backend {
     argv.push_back(source_file.string());
     argv.emplace_back("-o");
     argv.push_back(library_file.string());
-    const CommandResult built = run_command(argv, dir.path() / "compiler.log");
+    const CommandResult built = run_command(argv, dir / "compiler.log");
     if (built.exit_code != 0) {
       std::string message = "cpp backend: compiling '" + source.name + "'";
       if (!source.file.empty()) message += " from " + source.file;
@@ -336,6 +344,13 @@ class CppBackend final : public Backend {
                                      : " failed (compiler exit code " + std::to_string(built.exit_code) + ")";
       throw CompileError(message, built.output);
     }
+    return directory;
+  }
+
+  std::unique_ptr<CompiledKernel> load_prebuilt(const KernelSource& source, const std::string& artifact) override {
+    const bool cxx = is_cplusplus(source);
+    const bool openmp = source.code.find("#pragma omp") != std::string::npos;
+    const fs::path library_file = fs::path(artifact) / "kernel.so";
     // RTLD_NODELETE for OpenMP code: its runtime's threads must never see their code unmapped.
     void* library = dlopen(library_file.c_str(), RTLD_LOCAL | RTLD_NOW | (openmp ? RTLD_NODELETE : 0));
     if (!library) {
@@ -349,8 +364,9 @@ class CppBackend final : public Backend {
       std::string hint = cxx ? " (the code is compiled as C++: declare the function extern \"C\" so that its name is "
                                "not mangled)"
                              : "";
-      throw CompileError("cpp backend: no function named '" + source.name + "' in the compiled code" + hint,
-                         built.output);
+      std::ifstream log(fs::path(artifact) / "compiler.log", std::ios::binary);
+      std::string output((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+      throw CompileError("cpp backend: no function named '" + source.name + "' in the compiled code" + hint, output);
     }
     return std::make_unique<CppKernel>(library, function, openmp);
   }
