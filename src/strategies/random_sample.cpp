@@ -1,6 +1,8 @@
 // random_sample: uniform sampling without replacement until the budget (or the optional fraction) ends.
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <vector>
 
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
@@ -52,7 +54,16 @@ class RandomSample final : public Strategy {
     const std::size_t n = space.size();
     const auto samples = std::min(n, static_cast<std::size_t>(std::ceil(fraction_ * static_cast<double>(n))));
     LazyShuffle shuffle(n);
-    for (std::size_t i = 0; i < samples; ++i) cost(shuffle.next(rng));
+    // In batches, so that a live evaluator can compile the next ones while it measures; the draws do not depend on
+    // the costs, so the configurations and their order are those of one draw at a time.
+    constexpr std::size_t kBatch = 16;
+    std::vector<std::size_t> batch;
+    std::vector<double> costs(kBatch);
+    for (std::size_t i = 0; i < samples; i += kBatch) {
+      batch.clear();
+      for (std::size_t j = i; j < std::min(samples, i + kBatch); ++j) batch.push_back(shuffle.next(rng));
+      cost(batch, costs);
+    }
   }
 
  private:

@@ -163,7 +163,7 @@ void CostFunction::operator()(std::span<const std::size_t> indices, std::span<do
   // The batch's new configurations, as many as the evaluation budget still allows, are announced to the evaluator
   // (a live one compiles ahead while it measures); they are then evaluated one by one in the batch's order, as
   // without the hint.
-  if (indices.size() > 1 && !stop_) {
+  if (indices.size() > 1 && !stop_ && evaluator_.wants_prepare()) {
     std::vector<std::size_t> upcoming;
     std::unordered_set<std::size_t> seen;
     const std::uint64_t room = evaluation_limit_ > evaluations_ ? evaluation_limit_ - evaluations_ : 0;

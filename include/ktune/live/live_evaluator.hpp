@@ -88,6 +88,7 @@ class LiveEvaluator final : public Evaluator {
   bool simulated() const override { return false; }
   EvaluationOutcome evaluate(std::size_t index) override;
   void prepare(std::span<const std::size_t> upcoming) override;
+  bool wants_prepare() const override { return compile_workers() > 0; }
   EvaluationRecord record(std::size_t index) const override;
   std::string device_name() const override { return device_info_.name; }
   std::string kernel_name() const override { return spec_.kernel_name; }

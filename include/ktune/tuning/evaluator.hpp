@@ -40,6 +40,8 @@ class Evaluator {
   // on spare cores while it measures (pipelining); a simulation ignores it. Only a hint: evaluate() decides nothing
   // differently, so results and their order do not depend on it. Replaces the previous hint.
   virtual void prepare(std::span<const std::size_t> upcoming) { (void)upcoming; }
+  // Whether prepare() does anything (the cost function skips making the list otherwise: simulations are hot).
+  virtual bool wants_prepare() const { return false; }
   // The full record of the evaluation of `index` (which has been evaluated), for result files. clock_ms and
   // strategy_ms are left for the caller to fill in.
   virtual EvaluationRecord record(std::size_t index) const = 0;
