@@ -36,17 +36,26 @@ void ContinuousView::clip(std::span<double> x) const {
 
 double ContinuousView::cost(std::span<const double> x, CostFunction& cost, Rng& rng,
                             std::optional<std::size_t>* evaluated) {
+  const Resolved r = resolve(x, rng);
+  if (evaluated) *evaluated = r.index;
+  return cost_of(r, cost);
+}
+
+ContinuousView::Resolved ContinuousView::resolve(std::span<const double> x, Rng& rng) {
   for (std::size_t k = 0; k < params_.size(); ++k) full_[params_[k]] = x[k];
-  const Config config = space_.from_continuous(full_);
-  std::optional<std::size_t> index = space_.index_of(config);
-  if (!index && aware_) {
+  Resolved r{std::nullopt, space_.from_continuous(full_)};
+  r.index = space_.index_of(r.config);
+  if (!r.index && aware_) {
     // Alg. 2: the neighbour closest to the point itself, which stays where it is.
-    index = repair(config, rng);
-    if (!index) index = repair_by_index_distance(space_, config, rng);
+    r.index = repair(r.config, rng);
+    if (!r.index) r.index = repair_by_index_distance(space_, r.config, rng);
   }
-  if (evaluated) *evaluated = index;
-  if (index) return cost(*index);
-  return cost(std::span<const std::uint32_t>(config));
+  return r;
+}
+
+double ContinuousView::cost_of(const Resolved& r, CostFunction& cost) {
+  if (r.index) return cost(*r.index);
+  return cost(std::span<const std::uint32_t>(r.config));
 }
 
 const ContinuousView::RepairCandidates& ContinuousView::candidates(std::span<const std::uint32_t> config) {

@@ -35,6 +35,15 @@ class ContinuousView {
   // The cost of point x (dims() coordinates); `evaluated` receives the configuration costed (nullopt: invalid,
   // unaware). Lets BudgetExhausted pass.
   double cost(std::span<const double> x, CostFunction& cost, Rng& rng, std::optional<std::size_t>* evaluated = nullptr);
+  // What cost() would evaluate for x, split in two: resolve() snaps (and, aware, repairs) the point, drawing from
+  // rng exactly as cost() does; cost_of() then costs it. Resolving a swarm first lets it be announced
+  // (CostFunction::announce) and evaluated one by one with the same results.
+  struct Resolved {
+    std::optional<std::size_t> index;  // nullopt: invalid (unaware)
+    Config config;
+  };
+  Resolved resolve(std::span<const double> x, Rng& rng);
+  static double cost_of(const Resolved& r, CostFunction& cost);
   // The point of a configuration (value indices).
   std::vector<double> point_of(std::span<const std::uint32_t> config) const;
   // A restart point: a random configuration, not yet evaluated if one is found cheaply (aware: valid; unaware: from

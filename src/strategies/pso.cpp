@@ -81,9 +81,18 @@ class Pso final : public Strategy {
             best_x[i] = x[i];
           }
         }
+        // The swarm's configurations are resolved first (the repairs draw from rng in particle order, as one at a
+        // time would) and announced, so that a live evaluator compiles them while it measures.
+        std::vector<ContinuousView::Resolved> resolved;
+        std::vector<std::size_t> announced;
         for (std::size_t i = 0; i < active; ++i) {
-          std::optional<std::size_t> evaluated;
-          const double c = view.cost(x[i], cost, rng, &evaluated);
+          resolved.push_back(view.resolve(x[i], rng));
+          if (resolved.back().index) announced.push_back(*resolved.back().index);
+        }
+        cost.announce(announced);
+        for (std::size_t i = 0; i < active; ++i) {
+          const std::optional<std::size_t> evaluated = resolved[i].index;
+          const double c = ContinuousView::cost_of(resolved[i], cost);
           // The bests remember where the cost was measured: the repaired configuration, not the invalid spot the
           // particle stays at (attraction to an invalid spot only brings the swarm back to invalid ground).
           if (c < best_cost[i]) {

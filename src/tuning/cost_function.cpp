@@ -160,20 +160,21 @@ void CostFunction::check_budget_after(std::size_t position) {
 
 void CostFunction::operator()(std::span<const std::size_t> indices, std::span<double> costs) {
   if (costs.size() < indices.size()) throw std::invalid_argument("cost batch: fewer outputs than configurations");
-  // The batch's new configurations, as many as the evaluation budget still allows, are announced to the evaluator
-  // (a live one compiles ahead while it measures); they are then evaluated one by one in the batch's order, as
-  // without the hint.
-  if (indices.size() > 1 && !stop_ && evaluator_.wants_prepare()) {
-    std::vector<std::size_t> upcoming;
-    std::unordered_set<std::size_t> seen;
-    const std::uint64_t room = evaluation_limit_ > evaluations_ ? evaluation_limit_ - evaluations_ : 0;
-    for (std::size_t index : indices) {
-      if (upcoming.size() >= room) break;
-      if (index < space_.size() && !known(index) && seen.insert(index).second) upcoming.push_back(index);
-    }
-    if (upcoming.size() > 1) evaluator_.prepare(upcoming);
-  }
+  announce(indices);
   for (std::size_t i = 0; i < indices.size(); ++i) costs[i] = (*this)(indices[i]);
+}
+
+// The new configurations, as many as the evaluation budget still allows, go to the evaluator as a hint.
+void CostFunction::announce(std::span<const std::size_t> indices) {
+  if (indices.size() < 2 || stop_ || !evaluator_.wants_prepare()) return;
+  std::vector<std::size_t> upcoming;
+  std::unordered_set<std::size_t> seen;
+  const std::uint64_t room = evaluation_limit_ > evaluations_ ? evaluation_limit_ - evaluations_ : 0;
+  for (std::size_t index : indices) {
+    if (upcoming.size() >= room) break;
+    if (index < space_.size() && !known(index) && seen.insert(index).second) upcoming.push_back(index);
+  }
+  if (upcoming.size() > 1) evaluator_.prepare(upcoming);
 }
 
 std::span<const double> CostFunction::costs(std::size_t index) {

@@ -78,6 +78,9 @@ class CostFunction {
   // Costs of a batch, evaluated in order (a parallel evaluator may run them together). If the budget ends within
   // the batch, the evaluated prefix is recorded and BudgetExhausted is thrown.
   void operator()(std::span<const std::size_t> indices, std::span<double> costs);
+  // The configurations the strategy will ask for next, in order, when it asks one at a time (a swarm's particles):
+  // a live evaluator compiles the new ones ahead while it measures. Only a hint: results are those without it.
+  void announce(std::span<const std::size_t> indices);
   // Every objective of `index` as a cost (negated when higher is better, +inf when failed): for multi-objective
   // strategies. Valid until the next call.
   std::span<const double> costs(std::size_t index);
