@@ -86,6 +86,15 @@ CandidateScore score_of(const json& j) {
   return s;
 }
 
+// `text` with the output directory's path taken out of the file names in it ("candidates/c001_x.cpp:3: error"):
+// what the model is shown does not depend on where the run writes, so the same replies give the same prompts.
+std::string without_directory(std::string text, const fs::path& dir) {
+  for (const std::string& prefix : {fs::absolute(dir).lexically_normal().string() + "/", dir.string() + "/"}) {
+    for (std::size_t at; prefix.size() > 1 && (at = text.find(prefix)) != std::string::npos;) text.erase(at, prefix.size());
+  }
+  return text;
+}
+
 // Better first: scored before failed, higher score, then older.
 bool better(const DesignCandidate& a, const DesignCandidate& b) {
   if (a.result.ok != b.result.ok) return a.result.ok;
@@ -456,6 +465,7 @@ DesignResult DesignJob::run() {
       } else {
         try {
           c.result = scorer.score(c.code_path);
+          c.result.error = without_directory(c.result.error, dir);
         } catch (const Interrupted&) {
           result.interrupted = true;
           break;
@@ -506,6 +516,7 @@ DesignResult DesignJob::run() {
       } else {
         try {
           v = validator->score(c.code_path);
+          v.error = without_directory(v.error, dir);
         } catch (const Interrupted&) {
           result.interrupted = true;
           break;

@@ -160,7 +160,7 @@ def test_same_seed_same_replies_same_run(tmp_path, env):
             server.close()
         assert done.returncode == 0, done.stderr
         prompts = [s["request"]["messages"] for s in server.served() if s["status"] == 200]
-        runs.append((json.loads(done.stdout), json.dumps(prompts).replace(str(tmp_path / name), "OUT")))
+        runs.append((json.loads(done.stdout), json.dumps(prompts)))  # no paths of the output directory in them
     (a, prompts_a), (b, prompts_b) = runs
     keys = lambda r: [(c["id"], c["kind"], c["parent"], c["name"], c["result"]["stage"], c["result"]["score"])
                       for c in r["candidates"]]
