@@ -214,8 +214,9 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
     if (!tail.empty()) result.error += "\n" + cut(tail);
   } else {
     result.stage = "crash";
-    result.error = fmt::format("the worker exited with status {} before reporting",
-                               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    // A sanitizer's or the C++ runtime's handler ends the process itself (abort, exit status 1).
+    result.error = fmt::format("the {} crashed: its worker exited with status {} before reporting",
+                               compiled ? "strategy" : "plug-in's loading", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     if (!tail.empty()) result.error += "\n" + cut(tail);
   }
   return result;
