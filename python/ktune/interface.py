@@ -218,11 +218,14 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                 device=0, platform=0, smem_args=None, cmem_args=None, texmem_args=None, compiler=None,
                 compiler_options=None, defines=None, log=None, iterations=7, block_size_names=None, quiet=False,
                 strategy=None, strategy_options=None, cache=None, metrics=None, simulation_mode=False,
-                observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None):
+                observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None,
+                compile_workers=0):
     """Kernel Tuner's tune_kernel: returns ``(results, env)``, a list of result dicts and the environment.
 
     Live (OpenCL, C/C++ and CUDA kernels, each configuration compiled, verified and benchmarked in a worker process),
     or replayed from a brute-forced cache with ``simulation_mode=True``. docs/python.md lists what is supported.
+    ``compile_workers`` (ktune's own): processes that compile the strategy's next configurations while one is measured
+    (docs/parallel.md).
     """
     if simulation_mode:
         return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
@@ -251,7 +254,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     out = _ktune.tune_live(kernel_name, [(k, list(v)) for k, v in tune_params.items()], kernel,
                            live.output_check(arguments, answer, atol, verify, output_observers), cache_path, True,
                            strategy, settings, max_fevals, time_limit, objective_texts, texts, keep, seed, printer,
-                           strategy_object)
+                           strategy_object, int(compile_workers))
     return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
 
 

@@ -306,3 +306,19 @@ def test_float16_arrays_pass_as_their_raw_bits():
     out = ktune.run_kernel("f", code, 8, [a, b, numpy.int32(8)], {"block_size_x": 1}, lang="C")
     assert out[0].dtype == numpy.float16 and list(out[0]) == list(a)
     assert list(out[1]) == list(a.view(numpy.uint16).astype(numpy.float32))  # the kernel saw the half's bits
+
+
+def test_compile_workers_measure_the_same_configurations_in_the_same_order():
+    a, b, c, n = data()
+    params = {"unroll": [1, 2, 4], "variant": [0, 1]}
+    kernel = "void vector_add(float *c, const float *a, const float *b, int n) {\n" \
+             "#if variant == 1\n  does not compile;\n#endif\n" \
+             "    for (int i = 0; i < n; i++) c[i] = a[i] + b[i];\n}\n"
+    runs = []
+    for workers in (0, 1):
+        results, env = run_or_skip("vector_add", kernel, int(n), [c, a, b, n], params, lang="C",
+                                   answer=[a + b, None, None, None], iterations=2, quiet=True,
+                                   compile_workers=workers)
+        runs.append(([(r["unroll"], r["variant"], "time" in r and r["time"] != float("inf")) for r in results], env))
+    assert runs[0][0] == runs[1][0]
+    assert [ok for _, _, ok in runs[0][0]] == [True, False] * 3
