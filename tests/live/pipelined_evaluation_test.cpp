@@ -4,6 +4,10 @@
 // measurement ever overlaps another. Skipped when the cpp backend is unavailable.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -13,6 +17,7 @@
 #include "ktune/live/live_evaluator.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/strategy.hpp"
+#include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/tune.hpp"
 #include "temp_files.hpp"
 
@@ -142,6 +147,43 @@ TEST(PipelinedEvaluation, NoMeasurementOverlapsAnother) {
   std::sort(launches.begin(), launches.end());
   for (std::size_t i = 1; i < launches.size(); ++i)
     EXPECT_LE(launches[i - 1].second, launches[i].first) << "launch " << i << " began before launch " << i - 1 << " ended";
+}
+
+// Stops the run after `after` evaluations, as Ctrl-C does.
+class StopAfter final : public TuningListener {
+ public:
+  explicit StopAfter(std::size_t after) : after_(after) {}
+  void on_evaluation(const CostFunction& cost, std::size_t) override {
+    if (cost.evaluations() >= after_) request_stop();
+  }
+
+ private:
+  std::size_t after_;
+};
+
+TEST(PipelinedEvaluation, AStopEndsTheRunAndItsCompileWorkers) {
+  if (!cpp_backend_available()) GTEST_SKIP() << "the cpp backend is not available here";
+  const Problem problem = ProblemBuilder("stopped").parameter("variant", {0}).parameter("unroll", {1, 2, 4, 8})
+                              .parameter("pad", {0, 1, 2}).constant("n", 256).build();
+  const SearchSpace space = SearchSpace::build(problem);
+  {
+    live::LiveEvaluatorOptions options;
+    options.compile_workers = 1;
+    live::LiveEvaluator evaluator(problem, space, spec((ktune::testing::temp_dir() / "launches-c.log").string()),
+                                  options);
+    auto strategy = make_strategy("brute_force", {});
+    StopAfter stop(3);
+    TuningOptions tuning;
+    tuning.listeners = {&stop};
+    const TuningResult result = tune(space, evaluator, *strategy, tuning);
+    clear_stop_request();
+    EXPECT_EQ(result.stop_reason, StopReason::interrupted);
+    EXPECT_EQ(result.trace.size(), 3u);  // what was measured is kept; nothing compiled ahead is recorded
+    for (const auto& e : result.trace.entries()) EXPECT_EQ(evaluator.record(e.index).status, Status::ok);
+  }
+  // The evaluator is gone, and with it every worker: this process has no child left.
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD);
 }
 
 }  // namespace
