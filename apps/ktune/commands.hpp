@@ -7,8 +7,13 @@
 #include <CLI/CLI.hpp>
 
 #include "ktune/methodology/baseline.hpp"
+#include "ktune/parallel/mpi.hpp"
 
 namespace ktune::cli {
+
+// The process's MPI session (a single process outside mpirun), set by main() before any verb runs.
+const parallel::MpiSession& mpi_session();
+void set_mpi_session(const parallel::MpiSession* session);
 
 // Exit codes shared by all verbs.
 inline constexpr int kExitOk = 0;

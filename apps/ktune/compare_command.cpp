@@ -80,6 +80,28 @@ int run_scores(const ComparisonJob& job, const CompareOptions& o, ProgressLine& 
 }
 
 int run_compare(CompareOptions& o) {
+  // Under mpirun the runs are dealt over the ranks and gathered; every rank then holds the whole result and rank 0
+  // alone prints and writes it.
+  const parallel::MpiSession& mpi = mpi_session();
+  if (mpi.active()) {
+    if (o.request.options.isolate) {
+      if (mpi.rank() == 0) std::cerr << "ktune compare: error: --isolate is not supported under mpirun yet\n";
+      return kExitUsage;
+    }
+    o.request.options.partition = parallel::mpi_run_partition(mpi);
+    if (mpi.rank() != 0) {
+      o.request.options.progress = nullptr;
+      std::optional<ComparisonJob> job;
+      try {
+        job.emplace(o.request);
+      } catch (const std::exception&) {
+        return kExitInputError;  // rank 0 reads the same input and reports the error
+      }
+      if (job->multiobjective() || o.request.stats_only) return kExitOk;  // rank 0 computes those alone
+      job->run();  // its share of the runs, handed to rank 0 (an error here aborts every rank: see main)
+      return kExitOk;
+    }
+  }
   ProgressLine progress(!o.quiet && !o.request.strategies.empty());
   o.request.options.progress = [&](std::size_t done, std::size_t total) {
     progress.show(fmt::format("  compare: {}", progress.count_text(done, total, "runs")), done == total);

@@ -11,8 +11,19 @@
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/version.hpp"
 
+namespace ktune::cli {
+namespace {
+const parallel::MpiSession* the_session = nullptr;
+}
+const parallel::MpiSession& mpi_session() { return *the_session; }
+void set_mpi_session(const parallel::MpiSession* session) { the_session = session; }
+}  // namespace ktune::cli
+
 int main(int argc, char** argv) {
   using namespace ktune::cli;
+  // Under mpirun every rank runs this; only `compare` shares its work (the other verbs refuse to run on several ranks).
+  const ktune::parallel::MpiSession mpi(argc, argv);
+  set_mpi_session(&mpi);
   // Ctrl-C and SIGTERM stop a verb cleanly (its outputs are written with what was measured); a second one ends the
   // process at once.
   const ktune::InterruptHandler interrupt_handler;
@@ -40,11 +51,20 @@ int main(int argc, char** argv) {
       app.exit(e);  // prints the message and a pointer to --help
       return kExitUsage;
     }
-    for (const Command& c : commands)
-      if (c.app->parsed()) return c.run();
+    for (const Command& c : commands) {
+      if (!c.app->parsed()) continue;
+      if (mpi.active() && c.app->get_name() != "compare") {
+        if (mpi.rank() == 0)
+          std::cerr << "ktune: error: under mpirun only `ktune compare` shares its work between ranks so far; run `ktune "
+                    << c.app->get_name() << "` as one process\n";
+        return kExitUsage;
+      }
+      return c.run();
+    }
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "ktune: error: " << e.what() << "\n";
+    if (mpi.active()) mpi.abort(kExitInputError);  // the other ranks would wait for this one forever
     return kExitInputError;
   } catch (...) {
     std::cerr << "ktune: error: unknown failure\n";

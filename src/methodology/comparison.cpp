@@ -247,6 +247,7 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
   for (const auto& spec : strategies) strategy_keys.push_back(key_of(canonical_strategy_text(spec)));
   parallel_for(runs.size(), options.threads, [&](std::size_t job) {
     if (stop_requested()) return;
+    if (options.partition && !options.partition->owns(job)) return;  // another process's
     const std::size_t s = job / (n_strategies * repeats), k = job / repeats % n_strategies, r = job % repeats;
     const PreparedSpace& p = *prepared_[s];
     TuningOptions tuning;
@@ -280,6 +281,10 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
                                              strategies[k].label, p.result.name, kAttempts, p.min_evaluations));
     }
   });
+  if (options.partition) {
+    options.partition->gather(runs, finished);
+    runs_done = static_cast<std::size_t>(std::count(finished.begin(), finished.end(), char{1}));
+  }
   report.run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report.runs_total = runs.size();
   report.runs_finished = runs_done;
@@ -288,6 +293,7 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
   });
   report.failures = std::move(failures);
   report.interrupted = report.runs_finished + report.failures.size() < report.runs_total;
+  if (options.partition && !options.partition->scores_here()) return report;  // another process reports
   const auto pair_finished = [&](std::size_t s, std::size_t k) {
     if (k >= n_strategies) return true;  // external runs
     for (std::size_t r = 0; r < repeats; ++r)

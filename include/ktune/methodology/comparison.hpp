@@ -43,6 +43,20 @@ std::string space_name_from_path(const std::string& path);
 // Reads brute-forced results files (in parallel), named by space_name_from_path. Throws io::InputError.
 std::vector<ComparisonSpace> load_spaces(const std::vector<std::string>& paths, unsigned threads = 0);
 
+// Splitting a comparison's runs over several processes (MPI ranks: ktune/parallel/mpi.hpp). Each process runs the
+// runs it owns; gather() then gives every process all of them. Runs are seeded per run, so the results are those of
+// one process.
+class RunPartition {
+ public:
+  virtual ~RunPartition() = default;
+  virtual bool owns(std::size_t run) const = 0;
+  // `runs` and `finished` hold this process's runs; afterwards, everyone's.
+  virtual void gather(std::vector<Run>& runs, std::vector<char>& finished) = 0;
+  // Whether this process scores the gathered runs (the one that reports); the others return a report without
+  // curves or scores.
+  virtual bool scores_here() const { return true; }
+};
+
 struct ComparisonOptions {
   int repeats = 25;
   std::uint64_t seed = 0;
@@ -59,6 +73,8 @@ struct ComparisonOptions {
   // crashes, hangs or throws loses that run (its pair is not scored) and is reported in ComparisonReport::failures.
   bool isolate = false;
   double isolation_seconds = 300;
+  // Several processes share the runs (null: this one runs them all).
+  std::shared_ptr<RunPartition> partition;
 };
 
 // A run lost to its strategy (isolated runs only).

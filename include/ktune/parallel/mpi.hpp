@@ -1,0 +1,39 @@
+#pragma once
+// MPI, optional at build time (OpenMPI from Debian: libopenmpi-dev; KTUNE_HAVE_MPI when found). `mpirun -np N ktune
+// compare ...` (or under srun) splits the comparison's runs over the ranks: every rank runs its share, the runs are
+// gathered, and rank 0 scores all of them, giving the result one process would have computed, and prints it. Without MPI, or outside mpirun, everything runs in one process as before.
+#include <memory>
+#include <stdexcept>
+
+#include "ktune/methodology/comparison.hpp"
+
+namespace ktune::parallel {
+
+// Whether this ktune was built with MPI.
+bool mpi_built();
+
+// MPI for the life of the process, when it was started by an MPI launcher (mpirun, srun: their environment says
+// so); otherwise a single process. Create one, first thing in main(); it finalizes MPI when destroyed.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  bool active() const { return size_ > 1; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // Ends every rank at once (an error on one rank would leave the others waiting in a collective).
+  [[noreturn]] void abort(int status) const;
+
+ private:
+  bool initialized_ = false;
+  int rank_ = 0, size_ = 1;
+};
+
+// Runs dealt round-robin over the ranks (run i to rank i mod size), gathered with MPI_Allgatherv; rank 0 scores. Throws
+// std::logic_error without an active session.
+std::shared_ptr<methodology::RunPartition> mpi_run_partition(const MpiSession& session);
+
+}  // namespace ktune::parallel
