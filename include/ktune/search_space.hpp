@@ -101,8 +101,9 @@ class SearchSpace {
   // --- sampling (all draw from the given generator; same seed, same sample) --------------------------------
   // n distinct valid configuration indices, uniformly; throws std::invalid_argument if n > size().
   std::vector<std::size_t> random_sample(std::size_t n, Rng& rng) const;
-  // Latin-hypercube sample of n distinct valid configurations over the true index bounds: each stratum point is
-  // snapped to the valid configuration nearest in L1 index distance; duplicates are topped up with random ones.
+  // Latin-hypercube sample of n distinct valid configurations over the true index bounds: the stratum points that are
+  // valid configurations are kept, and the invalid ones and duplicates are replaced by uniform random valid ones (not
+  // snapped to the nearest valid configuration, which piles samples onto the boundary of the valid region).
   std::vector<std::size_t> lhs_sample(std::size_t n, Rng& rng) const;
 
   // --- neighbours (Kernel Tuner's definitions; the query may be invalid or outside the space) -----------------

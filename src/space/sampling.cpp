@@ -80,21 +80,18 @@ std::vector<std::size_t> SearchSpace::lhs_sample(std::size_t n, Rng& rng) const 
       points[p][k] = static_cast<std::uint32_t>(std::min<std::uint64_t>(lower_[p] + offset, upper_[p]));
     }
   }
-  // Snap each point to itself if valid, else to the nearest valid configuration (smallest index among ties).
+  // Keep each point that is a valid configuration; the others are replaced by uniform draws from the valid space
+  // (the top-up below). Snapping them to the nearest valid configuration, as before, piled them onto the boundary of
+  // the valid region: on a constrained space the sample was no longer one of the valid space (MI250X convolution,
+  // 43 % of the value grid valid: a genetic algorithm's opening scored 0.12 below random search, now 0.00; over the
+  // twelve brute-forced spaces GA, PSO, DE and Firefly all gained, docs/strategies.md).
   std::unordered_set<std::size_t> chosen;
   chosen.reserve(2 * n);
   Config point(d);
   for (std::size_t k = 0; k < n; ++k) {
     for (std::size_t p = 0; p < d; ++p) point[p] = points[p][k];
-    std::size_t index;
-    if (auto exact = index_of(point)) {
-      index = *exact;
-    } else {
-      const auto nearest = index_->closest(*this, point, true);
-      if (nearest.empty()) continue;  // cannot happen for a non-empty space
-      index = nearest.front();
-    }
-    if (chosen.insert(index).second) out.push_back(index);
+    if (auto exact = index_of(point))
+      if (chosen.insert(*exact).second) out.push_back(*exact);
   }
   // Top up with distinct random configurations.
   if (out.size() < n) {

@@ -9,6 +9,7 @@
 
 #include "strategies/strategy_infos.hpp"
 #include "strategies/technique.hpp"
+#include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
 namespace {
@@ -70,17 +71,19 @@ class AucCredit {
 
 class AucBandit final : public Strategy {
  public:
-  AucBandit(double c, std::size_t window) : c_(c), window_(window) {}
+  AucBandit(double c, std::size_t window, std::size_t start_sample)
+      : c_(c), window_(window), start_sample_(start_sample) {}
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     auto techniques = make_default_techniques();
     AucCredit credit(techniques.size(), c_, window_);
-    run_ensemble(space, cost, rng, techniques, [&](Rng& r) { return credit.choose(r); },
+    run_ensemble(space, cost, rng, start_sample_, techniques, [&](Rng& r) { return credit.choose(r); },
                  [&](std::size_t t, bool improved) { credit.record(t, improved); });
   }
 
  private:
   double c_;
   std::size_t window_;
+  std::size_t start_sample_;
 };
 
 }  // namespace
@@ -92,9 +95,11 @@ StrategyInfo auc_bandit_info() {
           {{"c", HyperparameterType::Float, Value(0.05), 0.0, {}, {},
             "exploration constant C of the bandit score"},
            {"window", HyperparameterType::Int, Value(std::int64_t{500}), 1.0, {}, {},
-            "number of recent proposals the credit is computed over"}},
+            "number of recent proposals the credit is computed over"},
+           start_sample_spec()},
           [](const Hyperparameters& h) {
-            return std::make_unique<AucBandit>(h.get_float("c"), static_cast<std::size_t>(h.get_int("window")));
+            return std::make_unique<AucBandit>(h.get_float("c"), static_cast<std::size_t>(h.get_int("window")),
+                                               static_cast<std::size_t>(h.get_int("start_sample")));
           }};
 }
 

@@ -473,7 +473,10 @@ StrategyInfo bayes_opt_info() {
            {"method", T::String, Value(std::string("multi")), {}, {},
             {"ei", "poi", "lcb", "lcb-srinivas", "multi", "multi-advanced", "multi-fast"},
             "acquisition function, or a portfolio of multi_af_names"},
-           {"samplingmethod", T::String, Value(std::string("lhs")), {}, {}, {"lhs", "random"},
+           // A uniform initial sample (Kernel Tuner: LHS): the robust opening. On the twelve brute-forced spaces, 100
+           // repeats, seed 0: mean 0.640 against 0.624, and on MI250X convolution 0.01 below random search against
+           // 0.05 (8 seeds); docs/strategies.md.
+           {"samplingmethod", T::String, Value(std::string("random")), {}, {}, {"lhs", "random"},
             "initial sample: Latin hypercube or uniform random valid configurations"},
            {"popsize", T::Int, Value(std::int64_t{20}), 1.0, {}, {},
             "size of the initial sample (at most one per 32 configurations of a small space, at least 3)"},

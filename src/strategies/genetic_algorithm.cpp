@@ -114,6 +114,21 @@ class GeneticAlgorithm final : public Strategy {
       }
     }
     fill(space, cost, rng, population, popsize);
+    if (!s_.constraint_aware) {
+      // The classic first generation is drawn from the Cartesian product, whose invalid members cost nothing and
+      // teach nothing: draw until popsize of them are valid, so that its opening spends as many evaluations on a
+      // uniform sample of the valid space as the aware one (with popsize members in all, a space with 43 % valid
+      // value combinations got 11 real samples and the classic GA fell 0.13 below random search, MI250X
+      // convolution, 8 seeds). The invalid ones stay in (free); the next generation has popsize members again.
+      auto valid = static_cast<std::size_t>(
+          std::count_if(population.begin(), population.end(), [](const Individual& i) { return i.index.has_value(); }));
+      for (std::size_t attempt = 0; valid < popsize && attempt < 20 * popsize; ++attempt) {
+        auto genes = fresh_genes(space, cost, rng);
+        if (contains(population, genes)) continue;
+        population.push_back(make(space, std::move(genes)));
+        if (population.back().index) ++valid;
+      }
+    }
     return population;
   }
 

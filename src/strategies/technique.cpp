@@ -243,12 +243,22 @@ std::vector<std::unique_ptr<Technique>> make_default_techniques() {
   return all;
 }
 
-void run_ensemble(const SearchSpace& space, CostFunction& cost, Rng& rng,
+void run_ensemble(const SearchSpace& space, CostFunction& cost, Rng& rng, std::size_t start_sample,
                   std::vector<std::unique_ptr<Technique>>& techniques, const std::function<std::size_t(Rng&)>& choose,
                   const std::function<void(std::size_t, bool)>& credit) {
   Archive archive;
   double best = std::numeric_limits<double>::infinity();
   const std::size_t n = techniques.size();
+  // Without the opening, the first proposals of the climber, the recombination and the pattern search build on one
+  // or two random points: on MI250X convolution (51 evaluations) both ensembles fell 0.11-0.14 below random search.
+  const std::size_t opening = population_size(start_sample, space.size(), 1);
+  for (std::size_t i = 0; i < opening; ++i) {
+    const std::size_t index = fresh_valid_index(space, cost, rng);
+    if (cost.known(index)) break;
+    const double c = finite_cost(cost(index));
+    archive.add(index, c);
+    best = std::min(best, c);
+  }
   for (;;) {
     std::size_t t = choose(rng);
     std::optional<std::size_t> index;

@@ -85,7 +85,9 @@ std::vector<std::unique_ptr<Technique>> make_default_techniques();
 // The ensembles' loop: `choose` names the technique to ask next (if it has nothing, the following ones are asked);
 // its proposal is evaluated, told to it and to the archive, and `credit(technique, improved)` says whether it
 // improved on the best cost so far. Returns when the whole space is known; BudgetExhausted passes through.
-void run_ensemble(const SearchSpace& space, CostFunction& cost, Rng& rng,
+// The robust opening: `start_sample` uniform valid configurations (capped by population_size) enter the archive
+// first, credited to nobody, so the techniques that build on the archive start from a sample of the space.
+void run_ensemble(const SearchSpace& space, CostFunction& cost, Rng& rng, std::size_t start_sample,
                   std::vector<std::unique_ptr<Technique>>& techniques, const std::function<std::size_t(Rng&)>& choose,
                   const std::function<void(std::size_t, bool)>& credit);
 

@@ -163,13 +163,38 @@ TEST(Sampling, KernelTunerLhsTenOfTwentyFour) {
   EXPECT_EQ(s.lhs_sample(24, rng2).size(), 24u);  // n == size works (Kernel Tuner crashes there)
 }
 
-TEST(Sampling, LhsSnapsToNearestValidConfiguration) {
-  // A single valid configuration far from most LHS points: every point snaps to it, the rest is topped up.
+TEST(Sampling, LhsReplacesInvalidPointsByUniformValidOnes) {
+  // A single valid configuration far from most LHS points: the sample still has n distinct valid configurations.
   Problem problem = grid_problem(3, 9);
   const SearchSpace s = SearchSpace::from_configs(problem, {{8, 8, 8}, {0, 0, 0}, {4, 4, 4}});
   Rng rng(0);
   const auto sample = s.lhs_sample(3, rng);
   EXPECT_EQ(std::set<std::size_t>(sample.begin(), sample.end()), (std::set<std::size_t>{0, 1, 2}));
+}
+
+TEST(Sampling, LhsDoesNotPileOntoTheBoundaryOfAHole) {
+  // 10 x 10 grid with an invalid 6 x 6 hole: 64 valid configurations, 24 of them next to the hole (37.5 %). Snapping
+  // the ~36 % of stratum points that fall into the hole to their nearest valid configuration put ~60 % of the sample
+  // next to the hole; uniform replacements keep the valid space's share.
+  Problem problem = grid_problem(2, 10);
+  auto in_hole = [](std::uint32_t a, std::uint32_t b) { return a >= 2 && a <= 7 && b >= 2 && b <= 7; };
+  const SearchSpace s = SearchSpace::from_configs(
+      problem, filter_product(problem, [&](const Config& c) { return !in_hole(c[0], c[1]); }));
+  ASSERT_EQ(s.size(), 64u);
+  std::size_t next_to_hole = 0, total = 0;
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    Rng rng(seed);
+    for (std::size_t i : s.lhs_sample(10, rng)) {
+      const auto a = s.value_index(i, 0), b = s.value_index(i, 1);
+      const bool near = (a > 0 && in_hole(a - 1, b)) || in_hole(a + 1, b) || (b > 0 && in_hole(a, b - 1)) ||
+                        in_hole(a, b + 1);
+      next_to_hole += near ? 1 : 0;
+      ++total;
+    }
+  }
+  const double share = static_cast<double>(next_to_hole) / static_cast<double>(total);
+  EXPECT_GT(share, 0.30);
+  EXPECT_LT(share, 0.45);
 }
 
 }  // namespace

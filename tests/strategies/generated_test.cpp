@@ -208,6 +208,8 @@ TEST(GeneratedStrategies, HyperparametersChangeTheSearch) {
       {"adaptive_tabu_greywolf", {{"shake_rate", Value(0.0)}}},
       {"auc_bandit", {{"c", Value(5.0)}}},
       {"auc_bandit", {{"window", Value(std::int64_t{10})}}},
+      {"auc_bandit", {{"start_sample", Value(std::int64_t{1})}}},
+      {"round_robin", {{"start_sample", Value(std::int64_t{1})}}},
   };
   for (const auto& [name, hyper] : variants) {
     const auto base = indices(run(name, 8, 200).result), changed = indices(run(name, 8, 200, hyper).result);

@@ -172,12 +172,23 @@ TEST(LocalSearch, AnnealingWalksFromTheBestOfItsStartSample) {
   for (std::uint64_t seed = 1; seed <= 5; ++seed) expect_walk_from_best_of_sample(small, 3, seed);
 }
 
+TEST(LocalSearch, IlsKicksCostAtMostKickBudgetTimesTheStart) {
+  // kick_budget 0: kicks may cost nothing, so none is made and greedy_ils is greedy_mls (same starts, same climbs).
+  const std::vector<std::pair<std::string, Value>> no_kicks{{"kick_budget", Value(0.0)}};
+  EXPECT_EQ(trace_indices(run(constrained_space(), "greedy_ils", 300, no_kicks)),
+            trace_indices(run(constrained_space(), "greedy_mls", 300)));
+  // With kicks allowed the search differs (it kicks before it restarts).
+  EXPECT_NE(trace_indices(run(constrained_space(), "greedy_ils", 300)),
+            trace_indices(run(constrained_space(), "greedy_mls", 300)));
+}
+
 TEST(LocalSearch, HyperparametersChangeTheSearch) {
   const std::pair<const char*, std::pair<std::string, Value>> cases[] = {
       {"greedy_mls", {"neighbor", Value(std::string("adjacent"))}},
       {"greedy_mls", {"randomize", Value(false)}},
       {"greedy_ils", {"random_walk", Value(0.9)}},
       {"greedy_ils", {"no_improvement", Value(std::int64_t{1})}},
+      {"greedy_ils", {"kick_budget", Value(0.0)}},
       {"simulated_annealing", {"T", Value(5.0)}},
       {"simulated_annealing", {"neighbor", Value(std::string("strictly-adjacent"))}},
       {"simulated_annealing", {"start_sample", Value(std::int64_t{1})}},
