@@ -244,6 +244,7 @@ std::optional<Prebuilt> CompilePool::take(std::size_t index) {
     if (auto it = done_.find(index); it != done_.end()) {
       Prebuilt result = std::move(it->second);
       done_.erase(it);
+      dispatch();  // the freed worker starts on the next one while this one is measured
       return result;
     }
     const auto w = std::find_if(workers_.begin(), workers_.end(), [&](const Worker& x) { return x.busy == index; });
