@@ -119,14 +119,7 @@ TEST(LiveCallerCode, AMetricAsCodeThatThrowsIsNaNAndAnObjectiveOnItFails) {
   EXPECT_TRUE(std::isnan(evaluator.record(0).find("bad")->value.to_double()));
 }
 
-bool cpp_backend_available() {
-  try {
-    (void)live::make_backend("cpp");
-    return true;
-  } catch (const live::BackendUnavailable&) {
-    return false;
-  }
-}
+using testing::cpp_backend_available;
 
 // c[i] = a[i] + OFFSET; the function returns `reported` as its time.
 live::KernelSpecification offset_spec() {

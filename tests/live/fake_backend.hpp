@@ -140,4 +140,14 @@ inline live::KernelSpecification fake_specification(int n = 64) {
   return spec;
 }
 
+// Whether the real cpp backend works here (a C compiler): the tests that use it are skipped otherwise.
+inline bool cpp_backend_available() {
+  try {
+    (void)live::make_backend("cpp");
+    return true;
+  } catch (const live::BackendUnavailable&) {
+    return false;
+  }
+}
+
 }  // namespace ktune::testing

@@ -50,15 +50,7 @@ live::KernelSpecification bad_kernels_spec() {
   return spec;
 }
 
-bool cpp_backend_available() {
-  try {
-    (void)live::make_backend("cpp");
-    return true;
-  } catch (const live::BackendUnavailable& e) {
-    std::cerr << "cpp backend unavailable: " << e.what() << "\n";
-    return false;
-  }
-}
+using testing::cpp_backend_available;
 
 TEST(LiveCppBackend, BadKernelsCostOneConfigurationEach) {
   if (!cpp_backend_available()) GTEST_SKIP() << "the cpp backend is not available here (no C compiler?)";

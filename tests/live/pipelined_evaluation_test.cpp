@@ -24,14 +24,7 @@
 namespace ktune {
 namespace {
 
-bool cpp_backend_available() {
-  try {
-    (void)live::make_backend("cpp");
-    return true;
-  } catch (const live::BackendUnavailable&) {
-    return false;
-  }
-}
+using testing::cpp_backend_available;
 
 constexpr const char* kKernels = R"(
 #include <stdio.h>
