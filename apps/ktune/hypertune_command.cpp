@@ -4,6 +4,8 @@
 // objective `score`, resumable and itself usable as a space for `ktune compare`.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -106,6 +108,40 @@ void print(const Hypertuning& job, const HypertuneOutcome& out, const HypertuneO
 int run_hypertune(HypertuneOptions& o) {
   o.request.budget.max_evaluations = o.budget;
   o.request.budget.time_limit_seconds = o.time_limit;
+  // Under mpirun every setting's runs are dealt over the ranks and every rank scores them, so that every rank's
+  // meta-strategy chooses the same next setting. Rank 0 writes the scores' cache and prints; the others keep a private
+  // copy of the cache (read for resuming, appended like rank 0's), removed at the end.
+  const parallel::MpiSession& mpi = mpi_session();
+  std::string private_cache;
+  if (mpi.active()) {
+    if (o.time_limit || o.request.isolate) {
+      if (mpi.rank() == 0)
+        std::cerr << "ktune hypertune: error: under mpirun, --time-limit (ranks would stop at different settings) and "
+                     "--isolate are not supported\n";
+      return kExitUsage;
+    }
+    o.request.partition = parallel::mpi_run_partition(mpi, /*every_rank_scores=*/true);
+    if (mpi.rank() != 0) {
+      o.quiet = true;
+      if (!o.request.output_path.empty()) {
+        private_cache = fmt::format("{}.rank{}", o.request.output_path, mpi.rank());
+        std::error_code ec;
+        std::filesystem::remove(private_cache, ec);
+        if (std::filesystem::exists(o.request.output_path))
+          std::filesystem::copy_file(o.request.output_path, private_cache, ec);
+        o.request.output_path = private_cache;
+      }
+      if (!std::freopen("/dev/null", "w", stdout)) return kExitInputError;
+    }
+    mpi.barrier();  // every copy is taken before rank 0 appends
+  }
+  const struct RemovePrivateCache {
+    const std::string& path;
+    ~RemovePrivateCache() {
+      std::error_code ec;
+      if (!path.empty()) std::filesystem::remove(path, ec);
+    }
+  } remove_private_cache{private_cache};
   o.request.on_message = [&o](JobMessageLevel level, const std::string& text) {
     if (!o.quiet || level == JobMessageLevel::loss) std::cerr << "ktune hypertune: " << text << "\n";
   };

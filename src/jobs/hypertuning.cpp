@@ -120,6 +120,7 @@ void Hypertuning::State::open_spaces() {
   comparison_options.baseline = request.baseline;
   comparison_options.isolate = request.isolate;
   comparison_options.isolation_seconds = request.isolation_seconds;
+  comparison_options.partition = request.partition;
   try {
     training_spaces = load_spaces(request.spaces, request.threads);
     training.emplace(training_spaces, comparison_options);

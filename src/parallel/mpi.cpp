@@ -22,9 +22,10 @@ bool launched_by_mpi() {
 #ifdef KTUNE_HAVE_MPI
 class MpiRunPartition final : public methodology::RunPartition {
  public:
-  MpiRunPartition(int rank, int size) : rank_(rank), size_(size) {}
+  MpiRunPartition(int rank, int size, bool every_rank_scores)
+      : rank_(rank), size_(size), every_rank_scores_(every_rank_scores) {}
   bool owns(std::size_t run) const override { return static_cast<int>(run % static_cast<std::size_t>(size_)) == rank_; }
-  bool scores_here() const override { return rank_ == 0; }
+  bool scores_here() const override { return every_rank_scores_ || rank_ == 0; }
 
   // Each rank sends its finished runs as [u64 run][u64 points][points as (time, value) doubles]...
   void gather(std::vector<methodology::Run>& runs, std::vector<char>& finished) override {
@@ -68,6 +69,7 @@ class MpiRunPartition final : public methodology::RunPartition {
 
  private:
   int rank_, size_;
+  bool every_rank_scores_;
 };
 #endif
 
@@ -102,6 +104,12 @@ MpiSession::~MpiSession() {
 #endif
 }
 
+void MpiSession::barrier() const {
+#ifdef KTUNE_HAVE_MPI
+  if (initialized_) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
 void MpiSession::abort(int status) const {
 #ifdef KTUNE_HAVE_MPI
   if (initialized_) MPI_Abort(MPI_COMM_WORLD, status);
@@ -109,11 +117,12 @@ void MpiSession::abort(int status) const {
   std::_Exit(status);
 }
 
-std::shared_ptr<methodology::RunPartition> mpi_run_partition(const MpiSession& session) {
+std::shared_ptr<methodology::RunPartition> mpi_run_partition(const MpiSession& session, bool every_rank_scores) {
 #ifdef KTUNE_HAVE_MPI
-  if (session.active()) return std::make_shared<MpiRunPartition>(session.rank(), session.size());
+  if (session.active()) return std::make_shared<MpiRunPartition>(session.rank(), session.size(), every_rank_scores);
 #endif
   (void)session;
+  (void)every_rank_scores;
   throw std::logic_error("mpi_run_partition: no MPI session with several ranks");
 }
 

@@ -22,6 +22,7 @@
 #include "ktune/jobs/cross_validation.hpp"
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/methodology/baseline.hpp"
+#include "ktune/methodology/comparison.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/tune.hpp"
 
@@ -49,6 +50,9 @@ struct HypertuneRequest {
   // folds; empty: none.
   std::string cross_validation;
   std::function<void(JobMessageLevel, const std::string&)> on_message;
+  // Several processes share every setting's runs (MPI ranks: ktune/parallel/mpi.hpp). Every process must then score
+  // (RunPartition::scores_here) and see the same scores' cache, so that they all choose the same settings.
+  std::shared_ptr<methodology::RunPartition> partition;
 };
 
 // A setting and what it scored.

@@ -24,6 +24,8 @@ class MpiSession {
   bool active() const { return size_ > 1; }
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // Waits until every rank is here.
+  void barrier() const;
   // Ends every rank at once (an error on one rank would leave the others waiting in a collective).
   [[noreturn]] void abort(int status) const;
 
@@ -32,8 +34,9 @@ class MpiSession {
   int rank_ = 0, size_ = 1;
 };
 
-// Runs dealt round-robin over the ranks (run i to rank i mod size), gathered with MPI_Allgatherv; rank 0 scores. Throws
-// std::logic_error without an active session.
-std::shared_ptr<methodology::RunPartition> mpi_run_partition(const MpiSession& session);
+// Runs dealt round-robin over the ranks (run i to rank i mod size), gathered with MPI_Allgatherv; rank 0 scores, or
+// every rank with `every_rank_scores` (hypertuning: each rank's meta-strategy needs the scores to choose the same
+// next settings). Throws std::logic_error without an active session.
+std::shared_ptr<methodology::RunPartition> mpi_run_partition(const MpiSession& session, bool every_rank_scores = false);
 
 }  // namespace ktune::parallel
