@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
+#include "support/socket_io.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define KTUNE_ADDRESS_SANITIZER 1
@@ -46,16 +48,6 @@ std::string cut(std::string text) {
   return text;
 }
 
-void write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
-}
-
 // The worker: compile and load, score, tell the parent in JSON lines on `fd`. Never returns.
 [[noreturn]] void worker(const std::string& path, const methodology::Comparison& spaces, int fd,
                          std::size_t memory_bytes) {
@@ -66,7 +58,10 @@ void write_all(int fd, const std::string& text) {
 #else
   (void)memory_bytes;
 #endif
-  const auto send = [fd](const json& message) { write_all(fd, message.dump() + "\n"); };
+  const auto send = [fd](const json& message) {
+    const std::string line = message.dump() + "\n";
+    support::send_all(fd, line.data(), line.size());
+  };
   bool loaded = false;
   try {
     const auto start = Clock::now();
@@ -113,7 +108,8 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
   const auto start = Clock::now();
   CandidateScore result;
   int messages[2], errors[2];
-  if (::pipe2(messages, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe for a candidate's worker");
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, messages) != 0)
+    throw std::runtime_error("cannot create a socket for a candidate's worker");
   if (::pipe2(errors, O_CLOEXEC) != 0) {
     ::close(messages[0]);
     ::close(messages[1]);

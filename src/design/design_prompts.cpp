@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "ktune/io/json_file.hpp"
 #include "ktune/methodology/baseline.hpp"
 
 namespace ktune::design {
@@ -161,11 +161,8 @@ std::string problem_information(const std::vector<methodology::SpaceResult>& spa
                                 const std::vector<methodology::ComparisonSpace>& files, const std::string& t1_path) {
   std::ostringstream out;
   if (!t1_path.empty()) {
-    std::ifstream in(t1_path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
     out << "The target application's tuning problem (T1 file " << t1_path << "):\n```json\n"
-        << cut(text.str(), 6000) << "\n```\n\n";
+        << cut(io::read_file_text(t1_path), 6000) << "\n```\n\n";
   }
   out << "The spaces the strategy is scored on:\n";
   for (std::size_t s = 0; s < spaces.size() && s < files.size(); ++s) {

@@ -16,6 +16,7 @@
 #include "ktune/design/resembling_spaces.hpp"
 #include "ktune/design/reply_parser.hpp"
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/json_file.hpp"
 #include "ktune/io/problem_file.hpp"
 #include "ktune/jobs/tune_job.hpp"
 #include "ktune/methodology/comparison.hpp"
@@ -33,13 +34,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kLogVersion = 1;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
@@ -54,16 +48,21 @@ std::string slug(const std::string& name) {
   return s.empty() ? "candidate" : s;
 }
 
+// [[space, score], ...]
+json pairs_json(const std::vector<std::pair<std::string, double>>& pairs) {
+  json out = json::array();
+  for (const auto& [space, value] : pairs) out.push_back({space, value});
+  return out;
+}
+
 json score_json(const CandidateScore& s) {
-  json per_space = json::array();
-  for (const auto& [space, value] : s.per_space) per_space.push_back({space, value});
   return {{"ok", s.ok},
           {"stage", s.stage},
           {"error", s.error},
           {"declared_name", s.declared_name},
           {"compile_log", s.compile_log},
           {"score", s.ok ? json(s.score) : json(nullptr)},
-          {"per_space", per_space},
+          {"per_space", pairs_json(s.per_space)},
           {"compile_seconds", s.compile_seconds},
           {"run_seconds", s.run_seconds},
           {"scoring_seconds", s.scoring_seconds},
@@ -175,14 +174,12 @@ DesignJob::DesignJob(DesignRequest request, design::LlmClient& client)
   struct Loaded {
     methodology::Comparison comparison;
     std::vector<methodology::ComparisonSpace> files;
-    std::vector<methodology::SpaceResult> stats;
   };
   const auto prepare = [&](const std::vector<std::string>& paths, const char* what) -> Loaded {
     try {
       std::vector<methodology::ComparisonSpace> files = methodology::load_spaces(paths, r.threads);
-      std::vector<methodology::SpaceResult> stats = methodology::space_statistics(files, options);
       methodology::Comparison comparison(files, options);
-      return {std::move(comparison), std::move(files), std::move(stats)};
+      return {std::move(comparison), std::move(files)};
     } catch (const io::InputError& e) {
       refuse_input(fmt::format("design: {} spaces: {}", what, e.what()));
     } catch (const std::invalid_argument& e) {
@@ -240,9 +237,16 @@ DesignJob::DesignJob(DesignRequest request, design::LlmClient& client)
   prepared_->training_paths = paths;
   prepared_->training.emplace(std::move(training->comparison));
   if (!r.validation_spaces.empty()) prepared_->validation.emplace(prepare(r.validation_spaces, "validation").comparison);
-  prepared_->task = design::task_prompt(!problem_info.empty() || r.space_info
-                                            ? design::problem_information(training->stats, training->files, problem_info)
-                                            : "");
+  // The spaces' statistics only when the prompt shows them.
+  try {
+    prepared_->task = design::task_prompt(
+        !problem_info.empty() || r.space_info
+            ? design::problem_information(methodology::space_statistics(training->files, options), training->files,
+                                          problem_info)
+            : "");
+  } catch (const io::InputError& e) {
+    refuse_input(fmt::format("design: {}", e.what()));
+  }
 }
 
 DesignJob::~DesignJob() = default;
@@ -315,7 +319,7 @@ DesignResult DesignJob::run() {
     } else {
       v.feedback = c.result.error;
     }
-    if (!c.code_path.empty()) v.code = read_text(c.code_path);
+    if (!c.code_path.empty()) v.code = io::read_file_text(c.code_path);
     return v;
   };
   const auto ranked = [&](std::vector<std::size_t> ids) {
@@ -504,7 +508,7 @@ DesignResult DesignJob::run() {
     if (prepared_->validation) validator.emplace(*prepared_->validation, r.limits);
     for (std::size_t rank = 0; rank < result.leaderboard.size() && rank < r.keep; ++rank) {
       DesignCandidate& c = all[result.leaderboard[rank]];
-      const std::string code = read_text(c.code_path);
+      const std::string code = io::read_file_text(c.code_path);
       const fs::path path = rank == 0 ? dir / "best.cpp" : dir / "best" / fmt::format("{}_{}.cpp", rank + 1, slug(c.name));
       write_text(path, code);
       if (rank == 0) write_text(dir / "best" / fmt::format("1_{}.cpp", slug(c.name)), code);
@@ -574,9 +578,7 @@ json design_result_json(const DesignResult& result) {
                   {"resumed", c.resumed}};
     entry["result"] = score_json(c.result);
     entry["validation_score"] = c.validation_score ? json(*c.validation_score) : json(nullptr);
-    json vps = json::array();
-    for (const auto& [space, value] : c.validation_per_space) vps.push_back({space, value});
-    entry["validation_per_space"] = vps;
+    entry["validation_per_space"] = pairs_json(c.validation_per_space);
     candidates.push_back(std::move(entry));
   }
   return {{"output_dir", result.output_dir},

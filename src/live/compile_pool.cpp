@@ -1,7 +1,6 @@
 #include "compile_pool.hpp"
 
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -14,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cpu_affinity.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "support/socket_io.hpp"
 
@@ -51,12 +51,7 @@ double ms_since(Clock::time_point start) {
                         const std::vector<int>& cpus) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::setpgid(0, 0);  // its own group: a timeout kills the compiler it started too
-  if (!cpus.empty()) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int c : cpus) CPU_SET(c, &set);
-    ::sched_setaffinity(0, sizeof set, &set);
-  }
+  pin_to_cpus(cpus);
   std::unique_ptr<Backend> backend;
   try {
     backend = factory();

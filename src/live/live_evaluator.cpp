@@ -1,7 +1,5 @@
 #include "ktune/live/live_evaluator.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -22,6 +20,7 @@
 #include "ktune/tuning/interruption.hpp"
 #include "live/temporary_directory.hpp"
 #include "compile_pool.hpp"
+#include "cpu_affinity.hpp"
 #include "worker_process.hpp"
 
 namespace ktune::live {
@@ -249,12 +248,7 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
   // ones, so that compiling never shares a core with a measurement.
   std::vector<int> compile_cpus;
   if (options.compile_workers > 0 && isolate_) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    std::vector<int> cpus;
-    if (::sched_getaffinity(0, sizeof set, &set) == 0)
-      for (int c = 0; c < CPU_SETSIZE; ++c)
-        if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    const std::vector<int> cpus = detail::allowed_cpus();
     const bool cpu_device = spec_.backend == "cpp";
     if (cpu_device && cpus.size() > 1) {
       const std::size_t k = std::min(options.compile_workers, cpus.size() - 1);
@@ -330,12 +324,7 @@ void LiveEvaluator::top_up_compiles() {
 void LiveEvaluator::start_backend(Clock::time_point deadline) {
   // In the worker this runs after the fork: the backend and its device state exist only there.
   auto make_runner = [&] {
-    if (!measuring_cpus_.empty()) {  // only ever in the worker: measuring_cpus_ is set for isolated runs only
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      for (int c : measuring_cpus_) CPU_SET(c, &set);
-      ::sched_setaffinity(0, sizeof set, &set);
-    }
+    detail::pin_to_cpus(measuring_cpus_);  // only ever in the worker: measuring_cpus_ is set for isolated runs only
     auto backend = factory_();
     if (!backend) throw std::runtime_error("the backend factory returned no backend");
     backend->set_arguments(arguments_);
