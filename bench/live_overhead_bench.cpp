@@ -22,7 +22,7 @@ using namespace ktune;
 class TrivialBackend final : public live::Backend {
  public:
   std::string name() const override { return "trivial"; }
-  live::DeviceInfo device_info() const override { return {"trivial device", "none", 0, 0, {}}; }
+  live::DeviceInfo device_info() const override { return {"trivial device", "none", 0, 0, 1, {}}; }
   void set_arguments(std::span<const live::KernelArgument> arguments) override {
     initial_.assign(arguments.begin(), arguments.end());
     current_ = initial_;

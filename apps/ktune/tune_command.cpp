@@ -1,6 +1,7 @@
 // `ktune tune [PROBLEM] --simulate RESULTS` and `ktune tune T1FILE`: runs a strategy on a search space and reports the
 // best configuration. Simulation replays a brute-forced Kernel Tuner cache or T4 file; without --simulate the T1 file's
 // kernel is compiled and run on a live backend (in a worker process, so crashes and hangs cost one configuration).
+#include <charconv>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -28,6 +29,7 @@ struct TuneOptions {
   bool maximize = false, minimize = false;
   bool no_verify = false, in_process = false, no_implicit_block_constraint = false;
   std::string output_path, csv_path;
+  std::string devices;  // --devices: "0,1,3" or "all"
   bool json = false, quiet = false, trace = false, verbose = false;
 };
 
@@ -46,6 +48,21 @@ int run_tune(TuneOptions& o) {
   request.implicit_block_constraint = !o.no_implicit_block_constraint;
   request.live.verify = !o.no_verify;
   request.live.isolate = !o.in_process;
+  if (o.devices == "all") {
+    request.live.all_devices = true;
+  } else if (!o.devices.empty()) {
+    std::size_t pos = 0;
+    while (pos <= o.devices.size()) {
+      const std::size_t end = std::min(o.devices.find(',', pos), o.devices.size());
+      const std::string item = o.devices.substr(pos, end - pos);
+      int d = -1;
+      const auto [rest, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+      if (item.empty() || ec != std::errc() || rest != item.data() + item.size() || d < 0)
+        return fail(fmt::format("--devices: '{}' is not a device index (give 0,1,3 or all)", item), kExitUsage);
+      request.live.devices.push_back(d);
+      pos = end + 1;
+    }
+  }
   request.on_message = [&o](JobMessageLevel level, const std::string& text) {
     if (!o.quiet || level == JobMessageLevel::loss) std::cerr << "ktune tune: " << text << "\n";
   };
@@ -166,6 +183,11 @@ Command add_tune_command(CLI::App& app) {
       ->check(whole_number(0, 1'000'000));
   sub->add_option("--compiler", o->request.live.compiler, "Live, cpp backend: the compiler command (default $CXX or c++)");
   sub->add_flag("--no-verify", o->no_verify, "Live: skip verification against the reference");
+  sub->add_option("--devices", o->devices,
+                  "Live: measure on several devices at once, one worker each: device indices (0,1,3) or all; the "
+                  "strategy's batches are spread over them, results as with one device");
+  sub->add_flag("--mixed-devices", o->request.live.mixed_devices,
+                "Live: pool the results of --devices of different models (refused otherwise)");
   sub->add_option("--compile-workers", o->request.live.compile_workers,
                   "Live: processes that compile the strategy's next configurations while one is measured (on a CPU "
                   "device pinned to other cores than the measurement); 0: none")

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ktune/expr/errors.hpp"
 #include "ktune/io/derived_measurements.hpp"
@@ -22,6 +23,7 @@
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/live/live_evaluator.hpp"
 #include "ktune/multiobjective/trace_front.hpp"
+#include "ktune/tuning/concurrent_evaluator.hpp"
 #include "ktune/tuning/console_reporter.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/interruption.hpp"
@@ -66,7 +68,18 @@ struct TuneJob::State {
   void resolve_objectives();
   void derive_measurements();
   void build_space_and_evaluator();
+  void open_live_devices();
   void open_cache();
+
+  // The device the spec names, probed once in a short-lived worker (its block-size limit, how many there are).
+  std::optional<live::DeviceInfo> probed;
+  const live::DeviceInfo& probe() {
+    if (!probed) probed = live::probe_device(*spec, request.live.isolate);
+    return *probed;
+  }
+  // Several devices: their evaluators behind one, and their indices (empty: one device).
+  ConcurrentEvaluator* concurrent = nullptr;
+  std::vector<int> device_indices;
 };
 
 namespace {
@@ -202,6 +215,11 @@ void TuneJob::State::apply_live_overrides() {
   if (o.timeout_seconds) spec->timeout_s = *o.timeout_seconds;
   if (o.platform) spec->backend_options.platform = *o.platform;
   if (o.device) spec->backend_options.device = *o.device;
+  if (!o.devices.empty()) {
+    if (o.device && *o.device != o.devices.front())
+      refuse_request("--device and --devices name different devices: give one of them");
+    spec->backend_options.device = o.devices.front();  // the device probed for the block-size limit
+  }
   if (o.compiler) spec->backend_options.compiler = *o.compiler;
   if (o.statistic) {
     if (*o.statistic == "mean") spec->statistic = live::Statistic::mean;
@@ -258,6 +276,65 @@ void TuneJob::State::derive_measurements() {
   }
 }
 
+// One live evaluator, or one per device behind a ConcurrentEvaluator. Worker processes are forked here, before
+// anything else runs threads.
+void TuneJob::State::open_live_devices() {
+  const LiveOverrides& o = request.live;
+  auto options = [&] {
+    live::LiveEvaluatorOptions options;
+    options.objectives = objectives;
+    options.isolate = o.isolate;
+    options.observers = o.observers;
+    options.compile_workers = o.compile_workers;
+    return options;
+  };
+  std::vector<int> indices = o.devices;
+  if (o.all_devices) {
+    if (!indices.empty()) refuse_request("--devices: give indices or all, not both");
+    for (std::size_t d = 0; d < probe().device_count; ++d) indices.push_back(static_cast<int>(d));
+  }
+  if (indices.size() <= 1) {
+    if (indices.size() == 1) spec->backend_options.device = indices.front();
+    auto e = std::make_unique<live::LiveEvaluator>(space->problem(), *space, *spec, options());
+    live_evaluator = e.get();
+    for (const auto& note : e->observer_notes()) say(JobMessageLevel::note, "note: not observing " + note);
+    evaluator = std::move(e);
+    return;
+  }
+  const std::size_t available = probe().device_count;
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const int d = indices[i];
+    if (d < 0 || static_cast<std::size_t>(d) >= available)
+      refuse_request(fmt::format("--devices: there is no device {} (the {} backend has {} here: 0..{})", d,
+                                 spec->backend, available, available - 1));
+    if (std::find(indices.begin(), indices.begin() + static_cast<std::ptrdiff_t>(i), d) !=
+        indices.begin() + static_cast<std::ptrdiff_t>(i))
+      refuse_request(fmt::format("--devices: device {} is named twice", d));
+  }
+  if (o.compile_workers > 0)
+    refuse_request("--compile-workers with several --devices: not supported (each device's worker compiles the "
+                   "configurations it measures, so the devices already compile side by side)");
+  std::vector<std::unique_ptr<Evaluator>> devices;
+  for (const int d : indices) {
+    live::KernelSpecification device_spec = *spec;
+    device_spec.backend_options.device = d;
+    auto e = std::make_unique<live::LiveEvaluator>(space->problem(), *space, std::move(device_spec), options());
+    if (!live_evaluator) {
+      live_evaluator = e.get();
+      for (const auto& note : e->observer_notes()) say(JobMessageLevel::note, "note: not observing " + note);
+    } else if (e->device_info().name != live_evaluator->device_info().name && !o.mixed_devices) {
+      refuse_request(fmt::format("--devices: device {} is '{}' but device {} is '{}': results of different models "
+                                 "are not pooled unless asked (--mixed-devices)",
+                                 d, e->device_info().name, indices.front(), live_evaluator->device_info().name));
+    }
+    devices.push_back(std::move(e));
+  }
+  device_indices = indices;
+  auto c = std::make_unique<ConcurrentEvaluator>(std::move(devices));
+  concurrent = c.get();
+  evaluator = std::move(c);
+}
+
 void TuneJob::State::build_space_and_evaluator() {
   try {
     if (live()) {
@@ -266,23 +343,14 @@ void TuneJob::State::build_space_and_evaluator() {
         problem->max_threads = std::nullopt;
       } else if (request.max_threads) {
         problem->max_threads = *request.max_threads;
-      } else if (const auto device = live::probe_device(*spec, request.live.isolate); device.max_threads > 0) {
-        problem->max_threads = static_cast<std::int64_t>(device.max_threads);
+      } else if (probe().max_threads > 0) {
+        problem->max_threads = static_cast<std::int64_t>(probe().max_threads);
       }
       problem->constraints.insert(problem->constraints.end(), request.restrictions.begin(), request.restrictions.end());
       space.emplace(SearchSpace::build(*problem));
       if (request.keep) space.emplace(kept_configurations(*space, request.keep));
       problem_size = spec->problem_size;
-      // The worker process is forked here, before anything else runs threads.
-      live::LiveEvaluatorOptions options;
-      options.objectives = objectives;
-      options.isolate = request.live.isolate;
-      options.observers = request.live.observers;
-      options.compile_workers = request.live.compile_workers;
-      auto e = std::make_unique<live::LiveEvaluator>(space->problem(), *space, *spec, std::move(options));
-      live_evaluator = e.get();
-      for (const auto& note : e->observer_notes()) say(JobMessageLevel::note, "note: not observing " + note);
-      evaluator = std::move(e);
+      open_live_devices();
     } else {
       if (problem && !request.implicit_block_constraint) problem->max_threads = std::nullopt;
       if (problem && request.max_threads) problem->max_threads = *request.max_threads;
@@ -402,6 +470,9 @@ bool TuneJob::live() const { return state_->live(); }
 
 std::string TuneJob::description() const {
   const State& s = *state_;
+  if (s.live() && s.concurrent)
+    return fmt::format("live on {} devices, {} ({}; {} backend)", s.device_indices.size(), s.evaluator->device_name(),
+                       fmt::join(s.device_indices, ", "), s.spec->backend);
   if (s.live()) return fmt::format("live on {} ({} backend)", s.evaluator->device_name(), s.spec->backend);
   return fmt::format("simulated from {}{}", s.request.simulate_path,
                      s.results->device_name.empty() ? "" : " (" + s.results->device_name + ")");
@@ -537,6 +608,18 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
                    {"observers", s.live_evaluator->observers()},
                    {"observer_notes", s.live_evaluator->observer_notes()},
                    {"statuses", statuses}};
+    if (s.concurrent) {
+      nlohmann::json devices = nlohmann::json::array();
+      const auto delivered = s.concurrent->evaluations_per_device();
+      const auto lost = s.concurrent->lost_devices();
+      for (std::size_t d = 0; d < s.device_indices.size(); ++d)
+        devices.push_back({{"device", s.device_indices[d]},
+                           {"device_name", s.concurrent->device(d).device_name()},
+                           {"evaluations", delivered[d]},
+                           {"lost", lost[d]}});
+      out["live"]["devices"] = devices;
+      out["live"]["unused_evaluations"] = s.concurrent->unused_evaluations();
+    }
   }
   if (with_trace) {
     nlohmann::json t = nlohmann::json::array();

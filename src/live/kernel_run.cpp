@@ -303,6 +303,7 @@ void encode(const DeviceInfo& info, std::string& out) {
   w.str(info.platform);
   w.pod(info.max_threads);
   w.pod(info.max_local_memory);
+  w.pod<std::uint64_t>(info.device_count);
   w.pod<std::uint64_t>(info.properties.size());
   for (const auto& [k, v] : info.properties) {
     w.str(k);
@@ -317,6 +318,7 @@ DeviceInfo decode_device_info(std::string_view in) {
   info.platform = r.str();
   info.max_threads = r.pod<std::uint64_t>();
   info.max_local_memory = r.pod<std::uint64_t>();
+  info.device_count = static_cast<std::size_t>(r.pod<std::uint64_t>());
   for (std::size_t n = r.count(); n > 0; --n) {
     std::string k = r.str();
     info.properties.emplace_back(std::move(k), r.str());

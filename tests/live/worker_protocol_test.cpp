@@ -75,7 +75,7 @@ TEST(WorkerProtocol, ResultAndDeviceInfoRoundTrip) {
   for (std::size_t n = 0; n < wire.size(); ++n)
     EXPECT_THROW(live::detail::decode_result(std::string_view(wire).substr(0, n)), std::runtime_error) << n;
 
-  live::DeviceInfo info{"dev", "plat", 1024, 49152, {{"driver", "1.2"}, {"units", "80"}}};
+  live::DeviceInfo info{"dev", "plat", 1024, 49152, 3, {{"driver", "1.2"}, {"units", "80"}}};
   wire.clear();
   live::detail::encode(info, wire);
   const live::DeviceInfo i = live::detail::decode_device_info(wire);
@@ -83,6 +83,7 @@ TEST(WorkerProtocol, ResultAndDeviceInfoRoundTrip) {
   EXPECT_EQ(i.platform, "plat");
   EXPECT_EQ(i.max_threads, 1024u);
   EXPECT_EQ(i.max_local_memory, 49152u);
+  EXPECT_EQ(i.device_count, 3u);
   EXPECT_EQ(i.properties, info.properties);
 }
 

@@ -49,6 +49,12 @@ struct LiveOverrides {
   // compiled ahead on spare cores. 0: none. CPU devices measure on all cores, so none is the default everywhere; a
   // backend that cannot compile apart from measuring ignores it.
   std::size_t compile_workers = 0;
+  // Several devices measuring at once (ConcurrentEvaluator): device indices as `device` takes them, one measuring
+  // worker each; `all_devices`: every device of the platform. Empty and false: the one `device`. Devices of
+  // different models are refused unless `mixed_devices` (their results would be pooled).
+  std::vector<int> devices;
+  bool all_devices = false;
+  bool mixed_devices = false;
 };
 
 struct TuneRequest {

@@ -22,6 +22,7 @@ struct DeviceInfo {
   std::string platform;  // OpenCL platform, "CUDA 13.0", compiler version for cpp
   std::uint64_t max_threads = 0;           // largest work-group/block (threads); 0: no limit (cpp)
   std::uint64_t max_local_memory = 0;      // bytes of local/shared memory per work-group; 0: unknown
+  std::size_t device_count = 1;  // devices this backend can use here (on the platform, for OpenCL): `--devices all`
   std::vector<std::pair<std::string, std::string>> properties;  // anything else worth recording (driver, units...)
 };
 

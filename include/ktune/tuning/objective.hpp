@@ -11,6 +11,7 @@ namespace ktune {
 struct Objective {
   std::string name;  // a measurement name: "time", "GFLOP/s", "energy", ...
   bool higher_is_better = false;
+  bool operator==(const Objective&) const = default;
 };
 
 // The direction Kernel Tuner and the methodology infer from a name: time, energy, cost, loss (and any name containing

@@ -54,6 +54,7 @@ class CudaBackend final : public Backend {
       throw BackendUnavailable("no CUDA device (cuDeviceGetCount: " + api_.error_name(result) + ")");
     }
     if (count == 0) throw BackendUnavailable("no CUDA device");
+    count_ = static_cast<std::size_t>(count);
     if (ordinal_ < 0 || ordinal_ >= count) {
       throw BackendUnavailable(fmt::format("no CUDA device {} (this machine has {}: 0..{})", ordinal_, count, count - 1));
     }
@@ -87,6 +88,7 @@ class CudaBackend final : public Backend {
     int version = 0;
     api_.driver_get_version(&version);  // 13000 -> "13.0"
     info.platform = fmt::format("CUDA {}.{}", version / 1000, (version % 1000) / 10);
+    info.device_count = count_;
     info.max_threads = static_cast<std::uint64_t>(attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
     // Dynamic shared memory can use the opt-in maximum (launch() opts in); older devices report 0 for it.
     const int opt_in = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
@@ -274,6 +276,7 @@ class CudaBackend final : public Backend {
 
   const DriverApi& api_;
   int ordinal_;
+  std::size_t count_ = 1;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   CUevent start_ = nullptr, stop_ = nullptr;

@@ -210,6 +210,7 @@ class OpenClBackend final : public Backend {
                                platform_names[static_cast<std::size_t>(options.platform)] + ") has no device " +
                                std::to_string(options.device) + " (devices: " + quoted_list(device_names) + ")");
     device_ = devices[static_cast<std::size_t>(options.device)];
+    device_count_ = device_count;
 
     cl_int error = CL_SUCCESS;
     const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
@@ -229,6 +230,7 @@ class OpenClBackend final : public Backend {
     info.platform = platform_string(platform_, CL_PLATFORM_NAME) + " " + platform_string(platform_, CL_PLATFORM_VERSION);
     info.max_threads = device_value<std::size_t>(device_, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     info.max_local_memory = device_value<cl_ulong>(device_, CL_DEVICE_LOCAL_MEM_SIZE);
+    info.device_count = device_count_;
     info.properties.emplace_back("vendor", device_string(device_, CL_DEVICE_VENDOR));
     info.properties.emplace_back("compute_units",
                                  std::to_string(device_value<cl_uint>(device_, CL_DEVICE_MAX_COMPUTE_UNITS)));
@@ -388,6 +390,7 @@ class OpenClBackend final : public Backend {
 
   cl_platform_id platform_ = nullptr;
   cl_device_id device_ = nullptr;
+  std::size_t device_count_ = 1;
   Context context_;
   Queue queue_;
   std::vector<KernelArgument> initial_;
