@@ -21,8 +21,8 @@ void set_mpi_session(const parallel::MpiSession* session) { the_session = sessio
 
 int main(int argc, char** argv) {
   using namespace ktune::cli;
-  // Under mpirun every rank runs this; `compare` and `hypertune` share their work (the others refuse to run on several
-  // ranks).
+  // Under mpirun every rank runs this; `tune`, `compare` and `hypertune` share their work (the others refuse to run on
+  // several ranks).
   const ktune::parallel::MpiSession mpi(argc, argv);
   set_mpi_session(&mpi);
   // Ctrl-C and SIGTERM stop a verb cleanly (its outputs are written with what was measured); a second one ends the
@@ -54,11 +54,12 @@ int main(int argc, char** argv) {
     }
     for (const Command& c : commands) {
       if (!c.app->parsed()) continue;
-      if (mpi.active() && c.app->get_name() != "compare" && c.app->get_name() != "hypertune") {
+      const std::string verb = c.app->get_name();
+      if (mpi.active() && verb != "compare" && verb != "hypertune" && verb != "tune") {
         if (mpi.rank() == 0)
-          std::cerr << "ktune: error: under mpirun only `ktune compare` and `ktune hypertune` share their work between "
-                       "ranks so far; run `ktune "
-                    << c.app->get_name() << "` as one process\n";
+          std::cerr << "ktune: error: under mpirun only `ktune tune`, `ktune compare` and `ktune hypertune` share "
+                       "their work between ranks; run `ktune "
+                    << verb << "` as one process\n";
         return kExitUsage;
       }
       return c.run();

@@ -16,6 +16,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/jobs/tune_job.hpp"
 #include "ktune/live/observer.hpp"
+#include "ktune/parallel/mpi_tuning.hpp"
 #include "ktune/tuning/console_reporter.hpp"
 #include "ktune/tuning/interruption.hpp"
 
@@ -30,6 +31,7 @@ struct TuneOptions {
   bool no_verify = false, in_process = false, no_implicit_block_constraint = false;
   std::string output_path, csv_path;
   std::string devices;  // --devices: "0,1,3" or "all"
+  double rank_timeout = 60;
   bool json = false, quiet = false, trace = false, verbose = false;
 };
 
@@ -66,6 +68,46 @@ int run_tune(TuneOptions& o) {
   request.on_message = [&o](JobMessageLevel level, const std::string& text) {
     if (!o.quiet || level == JobMessageLevel::loss) std::cerr << "ktune tune: " << text << "\n";
   };
+
+  // Under mpirun: rank 0 runs the strategy, the other ranks measure (parallel/mpi_tuning.hpp).
+  const parallel::MpiSession& mpi = mpi_session();
+  if (mpi.active()) {
+    const auto refuse = [&](const std::string& why) { return mpi.rank() == 0 ? fail(why, kExitUsage) : kExitUsage; };
+    if (!request.simulate_path.empty()) return refuse("under mpirun, tune measures live (a simulation is one process)");
+    if (request.isolate_strategy) return refuse("--isolate is not available under mpirun");
+    if (request.live.all_devices) return refuse("under mpirun give --devices as a list: each rank takes one of them");
+    if (!request.live.devices.empty()) {
+      // Each rank takes the device of its place on its node.
+      const auto& d = request.live.devices;
+      request.live.device = d[static_cast<std::size_t>(mpi.local_rank()) % d.size()];
+      request.live.devices.clear();
+    }
+    if (mpi.rank() != 0) {
+      request.measure_only = true;
+      request.on_message = [&o, &mpi](JobMessageLevel level, const std::string& text) {
+        if (!o.quiet || level == JobMessageLevel::loss)
+          std::cerr << fmt::format("ktune tune (rank {}): {}\n", mpi.rank(), text);
+      };
+      return parallel::serve_rank(mpi, [&request] { return std::make_unique<TuneJob>(request); });
+    }
+    parallel::MpiTuneOptions mpi_options;
+    mpi_options.rank_timeout_seconds = o.rank_timeout;
+    mpi_options.on_note = [&o](const std::string& text) {
+      if (!o.quiet) std::cerr << "ktune tune: " << text << "\n";
+    };
+    try {
+      request.remote_devices = parallel::mpi_rank_devices(mpi, mpi_options);
+    } catch (const std::exception& e) {
+      parallel::release_ranks(mpi);
+      return fail(e.what(), kExitInputError);
+    }
+  }
+  // Rank 0 releases the measuring ranks once the job is gone (what they had in flight has come back), whatever
+  // happened.
+  struct ReleaseRanks {
+    const parallel::MpiSession& mpi;
+    ~ReleaseRanks() { parallel::release_ranks(mpi); }
+  } release_ranks{mpi};
 
   std::optional<TuneJob> job;
   try {
@@ -188,6 +230,11 @@ Command add_tune_command(CLI::App& app) {
                   "strategy's batches are spread over them, results as with one device");
   sub->add_flag("--mixed-devices", o->request.live.mixed_devices,
                 "Live: pool the results of --devices of different models (refused otherwise)");
+  sub->add_option("--rank-timeout", o->rank_timeout,
+                  "Under mpirun: seconds of silence after which a measuring rank is taken for dead (its "
+                  "configuration goes to another rank)")
+      ->capture_default_str()
+      ->check(real_number(0, 1e9, true));
   sub->add_option("--compile-workers", o->request.live.compile_workers,
                   "Live: processes that compile the strategy's next configurations while one is measured (on a CPU "
                   "device pinned to other cores than the measurement); 0: none")

@@ -79,6 +79,7 @@ struct TuneJob::State {
   }
   // Several devices: their evaluators behind one, and their indices (empty: one device).
   ConcurrentEvaluator* concurrent = nullptr;
+  std::vector<std::string> device_labels;  // "device 1", "rank 2"
   std::vector<int> device_indices;
 };
 
@@ -280,6 +281,18 @@ void TuneJob::State::derive_measurements() {
 // anything else runs threads.
 void TuneJob::State::open_live_devices() {
   const LiveOverrides& o = request.live;
+  if (request.remote_devices) {
+    std::vector<std::unique_ptr<Evaluator>> devices;
+    for (RemoteDevice& d : request.remote_devices(*space, objectives)) {
+      device_labels.push_back(d.where);
+      devices.push_back(std::move(d.evaluator));
+    }
+    if (devices.empty()) throw std::runtime_error("no device to measure on");
+    auto c = std::make_unique<ConcurrentEvaluator>(std::move(devices));
+    concurrent = c.get();
+    evaluator = std::move(c);
+    return;
+  }
   auto options = [&] {
     live::LiveEvaluatorOptions options;
     options.objectives = objectives;
@@ -330,6 +343,7 @@ void TuneJob::State::open_live_devices() {
     devices.push_back(std::move(e));
   }
   device_indices = indices;
+  for (const int d : indices) device_labels.push_back(fmt::format("device {}", d));
   auto c = std::make_unique<ConcurrentEvaluator>(std::move(devices));
   concurrent = c.get();
   evaluator = std::move(c);
@@ -409,8 +423,10 @@ TuneJob::TuneJob(TuneRequest request) : state_(std::make_unique<State>()) {
   s.apply_live_overrides();
   s.resolve_objectives();
   s.derive_measurements();
+  if (s.request.measure_only && (!s.live() || s.request.remote_devices))
+    refuse_request("measure_only is for a live run that measures here");
   s.build_space_and_evaluator();
-  s.open_cache();
+  if (!s.request.measure_only) s.open_cache();
 }
 
 TuneJob::~TuneJob() = default;
@@ -418,6 +434,7 @@ TuneJob::~TuneJob() = default;
 TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
   State& s = *state_;
   if (s.ran) throw std::logic_error("TuneJob::run: a job runs once");
+  if (s.request.measure_only) throw std::logic_error("TuneJob::run: a measure_only job only measures");
   s.ran = true;
   TuningOptions options;
   options.budget = s.request.budget;
@@ -466,13 +483,17 @@ const SearchSpace& TuneJob::space() const { return *state_->space; }
 const std::vector<Objective>& TuneJob::objectives() const { return state_->objectives; }
 const Scalarization& TuneJob::scalarization() const { return state_->scalarization; }
 const Evaluator& TuneJob::evaluator() const { return *state_->evaluator; }
+Evaluator& TuneJob::measuring_evaluator() {
+  if (!state_->request.measure_only) throw std::logic_error("TuneJob::measuring_evaluator: not a measure_only job");
+  return *state_->evaluator;
+}
 bool TuneJob::live() const { return state_->live(); }
 
 std::string TuneJob::description() const {
   const State& s = *state_;
   if (s.live() && s.concurrent)
-    return fmt::format("live on {} devices, {} ({}; {} backend)", s.device_indices.size(), s.evaluator->device_name(),
-                       fmt::join(s.device_indices, ", "), s.spec->backend);
+    return fmt::format("live on {} devices, {} ({}; {} backend)", s.device_labels.size(), s.evaluator->device_name(),
+                       fmt::join(s.device_labels, ", "), s.spec->backend);
   if (s.live()) return fmt::format("live on {} ({} backend)", s.evaluator->device_name(), s.spec->backend);
   return fmt::format("simulated from {}{}", s.request.simulate_path,
                      s.results->device_name.empty() ? "" : " (" + s.results->device_name + ")");
@@ -588,35 +609,41 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
                          {"records_outside_space", s.simulation->records_outside_space()},
                          {"truncated", s.results->truncated}};
   }
-  if (s.live_evaluator) {
-    const live::KernelSpecification& spec = s.live_evaluator->specification();
-    const auto& device = s.live_evaluator->device_info();
+  if (s.live() && s.spec) {
+    const live::KernelSpecification& spec = *s.spec;
     out["live"] = {{"problem_file", s.request.problem_path},
                    {"backend", spec.backend},
-                   {"device_name", device.name},
-                   {"device_max_threads", device.max_threads},
-                   {"platform", device.platform},
+                   {"device_name", s.evaluator->device_name()},
                    {"kernel_name", spec.kernel_name},
                    {"iterations", spec.iterations},
                    {"statistic", statistic_name(spec.statistic)},
                    {"timeout_seconds", spec.timeout_s},
                    {"verification", spec.verification.kind != live::Verification::Kind::none},
                    {"isolated", s.request.live.isolate},
-                   {"workers_started", s.live_evaluator->workers_started()},
-                   {"compile_workers", s.live_evaluator->compile_workers()},
-                   {"prebuilt_configurations", s.live_evaluator->prebuilt_configurations()},
-                   {"observers", s.live_evaluator->observers()},
-                   {"observer_notes", s.live_evaluator->observer_notes()},
                    {"statuses", statuses}};
+    if (s.live_evaluator) {  // measured here (on the first device, with several)
+      const auto& device = s.live_evaluator->device_info();
+      nlohmann::json& live = out["live"];
+      live["device_max_threads"] = device.max_threads;
+      live["platform"] = device.platform;
+      live["workers_started"] = s.live_evaluator->workers_started();
+      live["compile_workers"] = s.live_evaluator->compile_workers();
+      live["prebuilt_configurations"] = s.live_evaluator->prebuilt_configurations();
+      live["observers"] = s.live_evaluator->observers();
+      live["observer_notes"] = s.live_evaluator->observer_notes();
+    }
     if (s.concurrent) {
       nlohmann::json devices = nlohmann::json::array();
       const auto delivered = s.concurrent->evaluations_per_device();
       const auto lost = s.concurrent->lost_devices();
-      for (std::size_t d = 0; d < s.device_indices.size(); ++d)
-        devices.push_back({{"device", s.device_indices[d]},
-                           {"device_name", s.concurrent->device(d).device_name()},
-                           {"evaluations", delivered[d]},
-                           {"lost", lost[d]}});
+      for (std::size_t d = 0; d < s.concurrent->device_count(); ++d) {
+        nlohmann::json entry = {{"where", s.device_labels.at(d)},
+                                {"device_name", s.concurrent->device(d).device_name()},
+                                {"evaluations", delivered[d]},
+                                {"lost", lost[d]}};
+        if (d < s.device_indices.size()) entry["device"] = s.device_indices[d];
+        devices.push_back(std::move(entry));
+      }
       out["live"]["devices"] = devices;
       out["live"]["unused_evaluations"] = s.concurrent->unused_evaluations();
     }

@@ -87,10 +87,15 @@ MpiSession::MpiSession(int& argc, char**& argv) {
 #ifdef KTUNE_HAVE_MPI
   if (!launched_by_mpi()) return;
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
   initialized_ = true;
+  serialized_ = provided >= MPI_THREAD_SERIALIZED;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &local_rank_);
+  MPI_Comm_free(&node);
 #else
   (void)argc;
   (void)argv;
@@ -100,7 +105,7 @@ MpiSession::MpiSession(int& argc, char**& argv) {
 
 MpiSession::~MpiSession() {
 #ifdef KTUNE_HAVE_MPI
-  if (initialized_) MPI_Finalize();
+  if (initialized_ && !leave_without_finalize_) MPI_Finalize();
 #endif
 }
 

@@ -2,7 +2,7 @@
 # `mpirun -np 3 ktune compare --json` prints exactly what one process prints (the runs are seeded per run, dealt over
 # the ranks and gathered); `mpirun -np 3 ktune hypertune` scores the same settings with the same scores, resumes its
 # cache the same way, and leaves no rank's private copy behind; a verb that does not share its work refuses to run on
-# several ranks.
+# several ranks. (A live tune across ranks: live_tune_across_ranks.sh.)
 #   work_across_ranks.sh KTUNE MPIEXEC SHARED_DIR
 set -euo pipefail
 ktune=$1 mpiexec=$2 shared=$3
@@ -45,8 +45,13 @@ if ls "$work"/h3.json.rank* > /dev/null 2>&1; then
 fi
 echo "hypertune: -np 3 scores and resumes like one process"
 if "$mpiexec" --oversubscribe -np 2 "$ktune" tune --simulate "${spaces[0]}" --max-fevals 5 > "$work/tune.out" 2>&1; then
-  echo "tune under mpirun should refuse" >&2
+  echo "a simulated tune under mpirun should refuse" >&2
   exit 1
 fi
-grep -q "only \`ktune compare\` and \`ktune hypertune\` share their work" "$work/tune.out"
-echo "tune: refused on several ranks"
+grep -q "under mpirun, tune measures live" "$work/tune.out"
+if "$mpiexec" --oversubscribe -np 2 "$ktune" space "${spaces[0]}" > "$work/space.out" 2>&1; then
+  echo "space under mpirun should refuse" >&2
+  exit 1
+fi
+grep -q "only \`ktune tune\`, \`ktune compare\` and \`ktune hypertune\` share" "$work/space.out"
+echo "simulated tune and space: refused on several ranks"

@@ -57,6 +57,12 @@ struct LiveOverrides {
   bool mixed_devices = false;
 };
 
+// A device that measures somewhere else (another MPI rank: parallel/mpi_tuning.hpp) behind an Evaluator.
+struct RemoteDevice {
+  std::string where;  // "rank 1", for reports
+  std::unique_ptr<Evaluator> evaluator;
+};
+
 struct TuneRequest {
   std::string problem_path;   // T1, ktune JSON or Kernel Tuner cache; a live run needs a T1 file with a kernel
   std::string simulate_path;  // a brute-forced Kernel Tuner cache or T4 file to replay; empty: a live run
@@ -91,6 +97,13 @@ struct TuneRequest {
   bool isolate_strategy = false;
   double isolation_seconds = 300;
   LiveOverrides live;
+  // A live run measured elsewhere: called once the space is built, it returns the devices (at least one) that the
+  // run spreads its evaluations over (ConcurrentEvaluator), instead of opening the backend here.
+  std::function<std::vector<RemoteDevice>(const SearchSpace& space, const std::vector<Objective>& objectives)>
+      remote_devices;
+  // Only open the space and the live evaluator, to measure for another process (an MPI rank): no cache is opened and
+  // run() is refused; measuring_evaluator() measures.
+  bool measure_only = false;
   // Notes and warnings on the way (an observer not available, a results file cut short, a cache that stopped being
   // written); the run goes on. The text is "warning: ..." or "note: ...".
   std::function<void(JobMessageLevel, const std::string&)> on_message;
@@ -122,6 +135,8 @@ class TuneJob {
   const std::vector<Objective>& objectives() const;
   const Scalarization& scalarization() const;
   const Evaluator& evaluator() const;
+  // The evaluator of a measure_only job (throws std::logic_error for another job).
+  Evaluator& measuring_evaluator();
   bool live() const;
   // "live on DEVICE (BACKEND backend)" or "simulated from FILE (DEVICE)".
   std::string description() const;

@@ -24,14 +24,22 @@ class MpiSession {
   bool active() const { return size_ > 1; }
   int rank() const { return rank_; }
   int size() const { return size_; }
+  // The rank among the ranks on this node (0 outside MPI): which local device a rank takes.
+  int local_rank() const { return local_rank_; }
+  // Whether several threads may call MPI, one at a time (MPI_THREAD_SERIALIZED): rank 0 of a live tune needs it.
+  bool serialized_threads() const { return serialized_; }
+  // After a rank died, MPI_Finalize can wait for it forever (OpenMPI 4's closing fence): the survivors then leave
+  // without it (under a launcher that lets them: mpi_tuning.hpp).
+  void leave_without_finalize() const { leave_without_finalize_ = true; }
   // Waits until every rank is here.
   void barrier() const;
   // Ends every rank at once (an error on one rank would leave the others waiting in a collective).
   [[noreturn]] void abort(int status) const;
 
  private:
-  bool initialized_ = false;
-  int rank_ = 0, size_ = 1;
+  bool initialized_ = false, serialized_ = false;
+  mutable bool leave_without_finalize_ = false;
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
 };
 
 // Runs dealt round-robin over the ranks (run i to rank i mod size), gathered with MPI_Allgatherv; rank 0 scores, or
