@@ -6,6 +6,7 @@ result dicts; no tuning rule lives here.
 import json
 import math
 import numbers
+import operator
 import os
 import warnings
 
@@ -219,13 +220,14 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                 compiler_options=None, defines=None, log=None, iterations=7, block_size_names=None, quiet=False,
                 strategy=None, strategy_options=None, cache=None, metrics=None, simulation_mode=False,
                 observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None,
-                compile_workers=0):
+                compile_workers=0, devices=None):
     """Kernel Tuner's tune_kernel: returns ``(results, env)``, a list of result dicts and the environment.
 
     Live (OpenCL, C/C++ and CUDA kernels, each configuration compiled, verified and benchmarked in a worker process),
     or replayed from a brute-forced cache with ``simulation_mode=True``. docs/python.md lists what is supported.
     ``compile_workers`` (ktune's own): processes that compile the strategy's next configurations while one is measured
-    (docs/parallel.md).
+    (docs/parallel.md). ``devices`` (ktune's own): measure on several devices of the platform at once, a list of
+    device indices or ``"all"``; the strategy's batches are spread over them, with the results of one device.
     """
     if simulation_mode:
         return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
@@ -250,12 +252,30 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         cache_path = os.fspath(cache)
         if not cache_path.endswith(".json"):
             cache_path += ".json"  # as Kernel Tuner names its cache files
+    device_list, all_devices = _devices(devices)
     printer = None if quiet else _ResultPrinter(tune_params, metrics, adapters)
     out = _ktune.tune_live(kernel_name, [(k, list(v)) for k, v in tune_params.items()], kernel,
                            live.output_check(arguments, answer, atol, verify, output_observers), cache_path, True,
                            strategy, settings, max_fevals, time_limit, objective_texts, texts, keep, seed, printer,
-                           strategy_object, int(compile_workers))
+                           strategy_object, int(compile_workers), device_list, all_devices)
     return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
+
+
+def _devices(devices):
+    """``devices`` as the native job takes it: (indices, all)."""
+    if devices is None:
+        return [], False
+    if isinstance(devices, str):
+        if devices != "all":
+            raise ValueError(f"devices: {devices!r} is not a list of device indices or 'all'")
+        return [], True
+    try:
+        indices = [operator.index(d) for d in devices]
+    except TypeError:
+        raise ValueError(f"devices: {devices!r} is not a list of device indices or 'all'") from None
+    if any(d < 0 for d in indices):
+        raise ValueError(f"devices: {devices!r} holds a negative index")
+    return indices, False
 
 
 def _refuse_unsupported(**options):

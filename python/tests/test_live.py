@@ -63,6 +63,31 @@ def test_opencl_vector_add_with_answer(capsys):
     assert not c.any()  # the caller's arrays are not written to
 
 
+def test_several_devices_give_the_results_of_one(monkeypatch):
+    # PoCL shows the CPU as two devices; a Python verify function is called from both devices' threads.
+    monkeypatch.setenv("POCL_DEVICES", "pthread pthread")
+    a, b, c, n = data()
+    tune_params = {"block_size_x": [16, 32, 64, 128], "tile": [1, 2, 4]}
+    checked = []
+
+    def verify(expected, answer, atol=None):
+        checked.append(1)
+        return numpy.allclose(answer[0], a + b)
+
+    kwargs = dict(answer=[a + b, None, None, None], verify=verify, iterations=2, quiet=True,
+                  strategy="brute_force")
+    one, _ = run_or_skip("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, **kwargs)
+    two, env = run_or_skip("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, devices=[0, 1], **kwargs)
+    strip = lambda rs: [{k: r[k] for k in tune_params} for r in rs]
+    assert strip(two) == strip(one) and len(two) == 12
+    assert all("__error__" not in r for r in two)
+    assert len(checked) == 24
+    with pytest.raises(ValueError, match="devices"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, devices="both")
+    with pytest.raises(ktune.JobError, match="there is no device 7"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, devices=[0, 7])
+
+
 def test_a_wrong_result_costs_its_configuration_and_tuning_goes_on():
     a, b, c, n = data()
     kernel = VECTOR_ADD_CL.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i] + (block_size_x == 64 ? 1.0f : 0.0f);")
