@@ -230,6 +230,11 @@ Command add_tune_command(CLI::App& app) {
                   "strategy's batches are spread over them, results as with one device");
   sub->add_flag("--mixed-devices", o->request.live.mixed_devices,
                 "Live: pool the results of --devices of different models (refused otherwise)");
+  sub->add_option("--pending", o->request.pending_evaluations,
+                  "A constant liar: a strategy that asks one configuration at a time gets an estimate for up to this "
+                  "many new ones while they are measured (on several devices, or ranks), and goes on; 0: none")
+      ->capture_default_str()
+      ->check(whole_number(0, 1'000'000));
   sub->add_option("--rank-timeout", o->rank_timeout,
                   "Under mpirun: seconds of silence after which a measuring rank is taken for dead (its "
                   "configuration goes to another rank)")

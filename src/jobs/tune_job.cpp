@@ -423,6 +423,8 @@ TuneJob::TuneJob(TuneRequest request) : state_(std::make_unique<State>()) {
   s.apply_live_overrides();
   s.resolve_objectives();
   s.derive_measurements();
+  if (s.request.isolate_strategy && s.request.pending_evaluations > 0)
+    refuse_request("--pending does not go with --isolate (the isolated strategy would take estimates for measurements)");
   if (s.request.measure_only && (!s.live() || s.request.remote_devices))
     refuse_request("measure_only is for a live run that measures here");
   s.build_space_and_evaluator();
@@ -441,6 +443,7 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
   options.seed = s.request.seed;
   options.charge_strategy_time = s.request.charge_strategy_time;
   options.scalarization = s.scalarization;
+  options.pending_evaluations = s.request.pending_evaluations;
 
   ResumedResults resumed;
   std::unique_ptr<CacheRecorder> recorder;

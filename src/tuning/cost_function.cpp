@@ -158,14 +158,63 @@ void CostFunction::check_budget_after(std::size_t position) {
   if (!stop_ && trace_.size() >= space_.size()) stop_ = StopReason::space_exhausted;
 }
 
+double CostFunction::speculate(std::size_t index) {
+  if (stop_) throw BudgetExhausted();
+  if (index >= space_.size()) throw std::out_of_range("configuration index out of range");
+  const bool pending = std::find(pending_.begin(), pending_.end(), index) != pending_.end();
+  if (known(index) || pending || announced_.contains(index)) {
+    // Asked again, or part of an announcement: a measurement, after what was asked before it.
+    if (pending) {
+      while (!pending_.empty()) {
+        const std::size_t next = pending_.front();
+        pending_.pop_front();
+        evaluate_new(next);
+        if (next == index) break;
+      }
+    } else if (!known(index)) {
+      settle();
+    }
+    return trace_.cost(position(index));
+  }
+  if (evaluations_ + pending_.size() >= evaluation_limit_) {
+    // No room for another pending one: what is pending uses the rest of the budget.
+    settle();
+    return trace_.cost(position(index));
+  }
+  pending_.push_back(index);
+  const std::vector<std::size_t> upcoming(pending_.begin(), pending_.end());
+  evaluator_.prepare(upcoming);
+  while (pending_.size() > options_.pending_evaluations) {
+    const std::size_t oldest = pending_.front();
+    pending_.pop_front();
+    evaluate_new(oldest);
+  }
+  const auto best = trace_.best();
+  return best ? trace_.cost(*best) : std::numeric_limits<double>::infinity();
+}
+
+void CostFunction::settle() {
+  while (!pending_.empty()) {
+    const std::size_t next = pending_.front();
+    pending_.pop_front();
+    evaluate_new(next);
+  }
+}
+
 void CostFunction::operator()(std::span<const std::size_t> indices, std::span<double> costs) {
   if (costs.size() < indices.size()) throw std::invalid_argument("cost batch: fewer outputs than configurations");
+  settle();
   announce(indices);
   for (std::size_t i = 0; i < indices.size(); ++i) costs[i] = (*this)(indices[i]);
 }
 
 // The new configurations, as many as the evaluation budget still allows, go to the evaluator as a hint.
 void CostFunction::announce(std::span<const std::size_t> indices) {
+  if (options_.pending_evaluations > 0) {
+    settle();
+    announced_.clear();
+    announced_.insert(indices.begin(), indices.end());
+  }
   if (indices.size() < 2 || stop_ || !evaluator_.wants_prepare()) return;
   std::vector<std::size_t> upcoming;
   std::unordered_set<std::size_t> seen;
@@ -178,6 +227,7 @@ void CostFunction::announce(std::span<const std::size_t> indices) {
 }
 
 std::span<const double> CostFunction::costs(std::size_t index) {
+  settle();  // several objectives: no lies
   const std::size_t p = position(index);
   const auto values = trace_.values(p);
   const auto& objectives = trace_.objectives();

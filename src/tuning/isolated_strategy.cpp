@@ -84,6 +84,7 @@ class RemoteEvaluator final : public Evaluator {
   RemoteEvaluator evaluator(channel, caller.evaluator());
   CostFunctionOptions options = caller.options();
   options.listeners.clear();
+  options.pending_evaluations = 0;  // the caller measures; lies would be taken for measurements here
   CostFunction cost(space, evaluator, options);
   const Trace& trace = caller.trace();
   for (std::size_t p = 0; p < trace.size(); ++p)

@@ -11,7 +11,8 @@ namespace ktune {
 TuningResult tune(const SearchSpace& space, Evaluator& evaluator, Strategy& strategy, const TuningOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   CostFunction cost(space, evaluator,
-                    {options.budget, options.charge_strategy_time, options.listeners, options.scalarization});
+                    {options.budget, options.charge_strategy_time, options.listeners, options.scalarization,
+                     options.pending_evaluations});
   for (const auto& r : options.resumed) cost.add_resumed(r.index, r.status, r.values);
   Rng rng(options.seed);
   std::string failure;
@@ -21,6 +22,10 @@ TuningResult tune(const SearchSpace& space, Evaluator& evaluator, Strategy& stra
     // The budget ended: the run is complete.
   } catch (const StrategyFailed& e) {
     failure = e.what();
+  }
+  try {
+    cost.settle();  // what the strategy was answered with lies for is measured and recorded
+  } catch (const BudgetExhausted&) {
   }
   TuningResult result{cost.take_trace()};
   result.evaluations = cost.evaluations();

@@ -98,9 +98,10 @@ struct TracedRun {
 };
 
 TracedRun run(Evaluator& evaluator, const std::string& strategy_name, std::uint64_t max_evaluations,
-        std::vector<TuningListener*> listeners = {}) {
+        std::vector<TuningListener*> listeners = {}, std::size_t pending = 0) {
   auto strategy = make_strategy(strategy_name, {});
   TuningOptions options;
+  options.pending_evaluations = pending;
   options.budget.max_evaluations = max_evaluations;
   options.seed = 11;
   options.listeners = std::move(listeners);
@@ -229,6 +230,47 @@ TEST(ConcurrentEvaluator, AStopKeepsWhatWasAskedAndDropsWhatWasMeasuredAhead) {
   const TracedRun sequential = run(one, "brute_force", 7);
   EXPECT_EQ(r.order, sequential.order);
   EXPECT_EQ(r.statuses, sequential.statuses);
+}
+
+std::size_t overlaps(const LaunchLog& log) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < log.intervals.size(); ++i)
+    for (std::size_t j = i + 1; j < log.intervals.size(); ++j) {
+      const Interval& a = log.intervals[i];
+      const Interval& b = log.intervals[j];
+      n += a.start < b.end && b.start < a.end;
+    }
+  return n;
+}
+
+// One-at-a-time strategies keep one device busy; with a constant liar (pending evaluations) they keep several busy,
+// and the run depends on the number of pending evaluations, never on the devices or on timing.
+TEST(ConcurrentEvaluator, AConstantLiarKeepsSeveralDevicesBusyReproducibly) {
+  for (const char* strategy : {"simulated_annealing", "greedy_mls", "basinhopping"}) {
+    SCOPED_TRACE(strategy);
+    LaunchLog alone_log;
+    auto alone = devices(3, &alone_log, std::chrono::microseconds(1500));
+    const TracedRun without_liar = run(*alone, strategy, 40);
+    EXPECT_EQ(overlaps(alone_log), 0u) << "a one-at-a-time strategy measured two at once without a liar";
+
+    FakeDevice sequential(test_space(), 0, nullptr);
+    const TracedRun one = run(sequential, strategy, 40, {}, 2);
+    LaunchLog log;
+    auto three = devices(3, &log, std::chrono::microseconds(1500));
+    const TracedRun concurrent = run(*three, strategy, 40, {}, 2);
+    expect_same(one, concurrent);
+    EXPECT_EQ(concurrent.order.size(), 40u);
+    EXPECT_GT(overlaps(log), 5u) << "the pending evaluations did not run side by side";
+    // What the trace records are measurements, never the lies.
+    for (std::size_t i = 0; i < concurrent.order.size(); ++i) {
+      if (concurrent.statuses[i] != Status::ok) continue;
+      const double expected = 1.0 + std::fmod(static_cast<double>(concurrent.order[i]) * 0.618034, 1.0) * 10.0;
+      EXPECT_EQ(concurrent.values[i], expected);
+    }
+  }
+  // Batch strategies measure their batches as they are: the liar changes nothing for them.
+  FakeDevice a(test_space(), 0, nullptr), b(test_space(), 0, nullptr);
+  expect_same(run(a, "genetic_algorithm", 50), run(b, "genetic_algorithm", 50, {}, 3));
 }
 
 TEST(ConcurrentEvaluator, RefusesNoDevices) {

@@ -89,6 +89,9 @@ struct TuneRequest {
   // per configuration while the space is built; what it throws refuses the input with its message.
   std::function<bool(const Problem& problem, const std::vector<Value>& values)> keep;
   bool charge_strategy_time = false;
+  // A constant liar (CostFunctionOptions::pending_evaluations): with several devices, a strategy that asks one
+  // configuration at a time keeps up to this many measuring at once. 0: none.
+  std::size_t pending_evaluations = 0;
   std::optional<std::int64_t> max_threads;  // the implicit block-size limit
   bool implicit_block_constraint = true;
   std::string cache_path;  // resumed if it exists, appended to per result

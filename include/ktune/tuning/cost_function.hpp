@@ -7,12 +7,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <limits>
 #include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ktune/tuning/budget.hpp"
@@ -61,6 +63,14 @@ struct CostFunctionOptions {
   bool charge_strategy_time = false;
   std::vector<TuningListener*> listeners;
   Scalarization scalarization;  // how several objectives make the scalar cost (default: lexicographic)
+  // A constant liar for strategies that ask one configuration at a time, so that several devices have work: up to
+  // this many configurations asked one at a time are pending at once. The strategy gets a lie for each new one (the
+  // best cost measured so far, +inf before any) and goes on; its configuration is measured meanwhile (the evaluator
+  // is told, Evaluator::prepare) and recorded, in asking order, when more than this many are pending, when the
+  // strategy asks for it again, evaluates a batch or announces, or finishes. Lies depend only on what was recorded
+  // at that point, never on timing: a seeded run gives the same results with any number of devices. 0: none (every
+  // answer is a measurement).
+  std::size_t pending_evaluations = 0;
 };
 
 class CostFunction {
@@ -74,7 +84,10 @@ class CostFunction {
 
   // The scalar cost of configuration `index` (minimised): the objectives' costs scalarised (by default the first
   // objective, negated when higher is better); +inf when the configuration failed.
-  double operator()(std::size_t index) { return trace_.cost(position(index)); }
+  double operator()(std::size_t index) {
+    if (options_.pending_evaluations == 0) return trace_.cost(position(index));
+    return speculate(index);
+  }
   // Costs of a batch, evaluated in order (a parallel evaluator may run them together). If the budget ends within
   // the batch, the evaluated prefix is recorded and BudgetExhausted is thrown.
   void operator()(std::span<const std::size_t> indices, std::span<double> costs);
@@ -108,12 +121,18 @@ class CostFunction {
   Evaluator& evaluator() const { return evaluator_; }
   const CostFunctionOptions& options() const { return options_; }
 
+  // Records every pending configuration (constant liar), in asking order. The tuning loop calls it when the strategy
+  // returns. Throws BudgetExhausted as evaluations do.
+  void settle();
+  std::size_t pending() const { return pending_.size(); }
+
   // Seeds a result from an earlier run (a resumed cache): known, free, not counted, not charged.
   void add_resumed(std::size_t index, Status status, std::span<const double> values);
 
  private:
   static constexpr std::uint32_t npos = 0xffffffffu;
   std::size_t position(std::size_t index);  // trace position of index, evaluating it if new
+  double speculate(std::size_t index);      // operator()(index) with a constant liar
   std::size_t evaluate_new(std::size_t index);
   std::uint32_t memo_lookup(std::size_t index) const;
   void memo_store(std::size_t index, std::uint32_t position);
@@ -135,6 +154,8 @@ class CostFunction {
   std::vector<std::uint32_t> dense_memo_;
   std::unordered_map<std::uint32_t, std::uint32_t> sparse_memo_;
   std::vector<double> costs_buffer_;
+  std::deque<std::size_t> pending_;            // asked one at a time and answered with a lie, not yet recorded
+  std::unordered_set<std::size_t> announced_;  // the last announcement: answered with measurements
   using Clock = std::chrono::steady_clock;
   Clock::time_point start_, last_return_;
 };
