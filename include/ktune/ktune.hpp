@@ -19,6 +19,7 @@
 #include "ktune/value.hpp"
 
 #include "ktune/tuning/budget.hpp"
+#include "ktune/tuning/concurrent_evaluator.hpp"
 #include "ktune/tuning/console_reporter.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/evaluator.hpp"

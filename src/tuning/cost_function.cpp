@@ -133,6 +133,8 @@ std::size_t CostFunction::evaluate_new(std::size_t index) {
       trace_.append(TraceEntry{static_cast<std::uint32_t>(index), outcome.status, false, charged, clock_ms_, strategy_ms},
                     outcome.objectives);
   memo_store(index, static_cast<std::uint32_t>(position));
+  if (const double c = trace_.cost(position); std::isfinite(c) && (std::isinf(worst_recorded_) || c > worst_recorded_))
+    worst_recorded_ = c;
   check_budget_after(position);
   for (TuningListener* listener : options_.listeners) listener->on_evaluation(*this, position);
   last_return_ = Clock::now();
@@ -189,8 +191,10 @@ double CostFunction::speculate(std::size_t index) {
     pending_.pop_front();
     evaluate_new(oldest);
   }
-  const auto best = trace_.best();
-  return best ? trace_.cost(*best) : std::numeric_limits<double>::infinity();
+  // The worst finite cost recorded so far (+inf before any): a pessimistic estimate, so that the strategy does not
+  // move to a configuration it knows nothing about and goes on around what it knows. (The best cost so far, CL-min,
+  // makes local searches accept every pending configuration as an improvement: a random walk.)
+  return worst_recorded_;
 }
 
 void CostFunction::settle() {

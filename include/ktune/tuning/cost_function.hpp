@@ -65,7 +65,7 @@ struct CostFunctionOptions {
   Scalarization scalarization;  // how several objectives make the scalar cost (default: lexicographic)
   // A constant liar for strategies that ask one configuration at a time, so that several devices have work: up to
   // this many configurations asked one at a time are pending at once. The strategy gets a lie for each new one (the
-  // best cost measured so far, +inf before any) and goes on; its configuration is measured meanwhile (the evaluator
+  // worst cost recorded so far, +inf before any) and goes on; its configuration is measured meanwhile (the evaluator
   // is told, Evaluator::prepare) and recorded, in asking order, when more than this many are pending, when the
   // strategy asks for it again, evaluates a batch or announces, or finishes. Lies depend only on what was recorded
   // at that point, never on timing: a seeded run gives the same results with any number of devices. 0: none (every
@@ -156,6 +156,7 @@ class CostFunction {
   std::vector<double> costs_buffer_;
   std::deque<std::size_t> pending_;            // asked one at a time and answered with a lie, not yet recorded
   std::unordered_set<std::size_t> announced_;  // the last announcement: answered with measurements
+  double worst_recorded_ = std::numeric_limits<double>::infinity();  // the constant liar's estimate
   using Clock = std::chrono::steady_clock;
   Clock::time_point start_, last_return_;
 };
