@@ -285,48 +285,48 @@ int serve_rank(const MpiSession& session, const std::function<std::unique_ptr<Tu
   busy = false;
   send(hello, kHello);
 
-  if (job) {
-    Evaluator& evaluator = job->measuring_evaluator();
-    for (;;) {
-      int tag = 0;
-      std::size_t index = 0;
-      {
-        std::lock_guard lock(mpi_mutex());
-        int flag = 0;
-        MPI_Status status;
-        MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-        if (flag) {
-          tag = status.MPI_TAG;
-          const auto bytes = receive_bytes(status);
-          if (tag == kTask) index = decode(bytes).get<std::size_t>();
-          if (tag == kRelease && !bytes.empty() && bytes[0] == 1) session.leave_without_finalize();
-        }
+  // A rank that could not open its job still waits for the release: exiting early (or with an error status) would
+  // make the launcher end every rank.
+  Evaluator* evaluator = job ? &job->measuring_evaluator() : nullptr;
+  for (;;) {
+    int tag = 0;
+    std::size_t index = 0;
+    {
+      std::lock_guard lock(mpi_mutex());
+      int flag = 0;
+      MPI_Status status;
+      MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+      if (flag) {
+        tag = status.MPI_TAG;
+        const auto bytes = receive_bytes(status);
+        if (tag == kTask) index = decode(bytes).get<std::size_t>();
+        if (tag == kRelease && !bytes.empty() && bytes[0] == 1) session.leave_without_finalize();
       }
-      if (tag == kRelease) break;
-      if (tag != kTask) {
-        std::this_thread::sleep_for(kPoll);
-        continue;
-      }
-      busy = true;
-      json reply = {{"index", index}};
-      try {
-        const EvaluationOutcome outcome = evaluator.evaluate(index);
-        reply["status"] = std::string(to_string(outcome.status));
-        reply["values"] = std::vector<double>(outcome.objectives.begin(), outcome.objectives.end());
-        reply["charged_ms"] = outcome.charged_ms;
-        reply["record"] = record_to_json(evaluator.record(index));
-      } catch (const Interrupted&) {
-        reply["error"] = "interrupted";
-      } catch (const std::exception& e) {
-        reply["error"] = e.what();
-      }
-      busy = false;
-      send(reply, kResult);
     }
+    if (tag == kRelease) break;
+    if (tag != kTask || !evaluator) {
+      std::this_thread::sleep_for(kPoll);
+      continue;
+    }
+    busy = true;
+    json reply = {{"index", index}};
+    try {
+      const EvaluationOutcome outcome = evaluator->evaluate(index);
+      reply["status"] = std::string(to_string(outcome.status));
+      reply["values"] = std::vector<double>(outcome.objectives.begin(), outcome.objectives.end());
+      reply["charged_ms"] = outcome.charged_ms;
+      reply["record"] = record_to_json(evaluator->record(index));
+    } catch (const Interrupted&) {
+      reply["error"] = "interrupted";
+    } catch (const std::exception& e) {
+      reply["error"] = e.what();
+    }
+    busy = false;
+    send(reply, kResult);
   }
   done = true;
   heartbeats.join();
-  return job ? 0 : 1;
+  return 0;
 #else
   (void)session;
   (void)open;

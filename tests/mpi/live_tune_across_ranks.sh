@@ -2,7 +2,7 @@
 # `mpirun -np 3 ktune tune T1` measures live on ranks 1 and 2 while rank 0 runs the strategy: a brute force gives the
 # configurations, order and statuses of one process, and both ranks measure; with rank 2 killed (kill -9, its worker
 # too) in the middle of the run, the run still ends normally with every configuration measured, in the same order,
-# the cache holding all of them, and the report naming the lost rank.
+# the cache holding all of them, and the report naming the lost rank; a rank that cannot open its device is left out.
 #   live_tune_across_ranks.sh KTUNE MPIEXEC
 set -euo pipefail
 ktune=$1 mpiexec=$2
@@ -36,6 +36,13 @@ JSON
 args=(tune "$work/slow.json" --strategy brute_force --json --trace --quiet)
 "$ktune" "${args[@]}" > "$work/one.json"
 "$mpiexec" --oversubscribe -np 3 "$ktune" "${args[@]}" --cache "$work/three-cache.json" > "$work/three.json"
+
+# A rank that cannot open its device (rank 1 takes OpenCL device 7, which does not exist) is left out with a note;
+# rank 2 measures everything.
+vector_add=$(dirname "$0")/../../examples/vector_add/vector_add_opencl.json
+"$mpiexec" --oversubscribe -np 3 "$ktune" tune "$vector_add" --strategy brute_force --iterations 1 --devices 0,7 \
+  --json --trace > "$work/partial.json" 2> "$work/partial.err"
+grep -q "rank 1 cannot measure: .*no device 7" "$work/partial.err" || { cat "$work/partial.err" >&2; exit 1; }
 
 # Lose rank 2 once the run has measured a few configurations. OpenMPI 4 lets the others live on with recovery on.
 export OMPI_MCA_orte_enable_recovery=1
@@ -77,6 +84,9 @@ lost = killed["live"]["devices"][1]
 assert "silent" in lost["lost"], lost
 assert killed["live"]["devices"][0]["lost"] == "", killed["live"]["devices"]
 assert len(json.load(open(f"{work}/killed-cache.json"))["cache"]) == 24
+partial = json.load(open(f"{work}/partial.json"))
+assert [d["where"] for d in partial["live"]["devices"]] == ["rank 2"], partial["live"]["devices"]
+assert partial["live"]["devices"][0]["evaluations"] == len(partial["trace"]) > 0
 print(f"live tune: -np 3 like one process; rank 2 killed after {lost['evaluations']} evaluations, "
       f"rank 1 measured the other {killed['live']['devices'][0]['evaluations']}")
 PY

@@ -42,8 +42,10 @@ std::function<std::vector<RemoteDevice>(const SearchSpace&, const std::vector<Ob
 void release_ranks(const MpiSession& session);
 
 // Every other rank: opens the job (`open`, a measure_only TuneJob; in a thread, while this one keeps rank 0 informed)
-// and measures what rank 0 sends until rank 0 releases it. Returns the exit status: 0, or 1 when the job could not
-// be opened (rank 0 is told why and goes on without this rank).
+// and measures what rank 0 sends until rank 0 releases it. A job that cannot be opened is reported to rank 0, which
+// goes on without this rank; this rank still waits for the release (a rank that ends early, or with an error
+// status, makes the launcher end them all). Returns the exit status, 0. If rank 0 dies, the launcher must end the
+// job (with recovery enabled it waits).
 int serve_rank(const MpiSession& session, const std::function<std::unique_ptr<TuneJob>()>& open);
 
 }  // namespace ktune::parallel
