@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ktune/io/results_file.hpp"
 #include "run_ktune.hpp"
+#include "spawn_ktune.hpp"
 
 namespace ktune {
 namespace {
@@ -88,6 +90,38 @@ TEST_F(MultiDevice, TheCacheHoldsWhatWasAskedAndAResumeGoesOn) {
   EXPECT_EQ(resumed["resumed"], 6u);
   EXPECT_EQ(resumed["trace"].size(), 16u);  // --max-fevals counts the new evaluations
   EXPECT_EQ(resumed["evaluations"], 10u);
+}
+
+std::size_t records_in(const std::string& path) {
+  try {
+    return io::read_results_file(path).records.size();
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// Ctrl-C with two devices busy: what was asked is written (the cache, the report), what was in flight is dropped,
+// and the cache resumes.
+TEST_F(MultiDevice, CtrlCWritesWhatWasMeasuredAndTheCacheResumes) {
+  const std::string cache = (testing::temp_dir() / "two-devices-interrupted.json").string();
+  fs::remove(cache);
+  const std::string matmul = (fs::path(KTUNE_SOURCE_DIR) / "examples/matmul/matmul_opencl.json").string();
+  testing::SpawnedKtune run({"tune", matmul, "--strategy", "brute_force", "--devices", "0,1", "--iterations", "1",
+                             "--cache", cache, "--json", "--quiet"},
+                            "two-devices");
+  ASSERT_TRUE(run.started());
+  ASSERT_TRUE(testing::wait_until([&] { return records_in(cache) >= 4; })) << run.err_so_far();
+  run.signal(SIGINT);
+  const testing::KtuneRun done = run.wait();
+  ASSERT_EQ(done.exit_code, 130) << done.err;
+  const auto out = nlohmann::json::parse(done.out);
+  EXPECT_EQ(out.at("stop_reason"), "interrupted");
+  const auto measured = out.at("evaluations").get<std::size_t>();
+  EXPECT_EQ(records_in(cache), measured);
+  const auto rerun = run_ktune("tune " + quoted(matmul) + " --strategy brute_force --devices 0,1 --iterations 1 "
+                               "--max-fevals 2 --json --quiet --cache " + quoted(cache));
+  ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+  EXPECT_EQ(nlohmann::json::parse(rerun.out).at("resumed").get<std::size_t>(), measured);
 }
 
 TEST_F(MultiDevice, BadDeviceListsAreRefused) {
