@@ -24,6 +24,24 @@ struct FireflySettings {
   bool aware;
 };
 
+// Brightest first, as Kernel Tuner sorts the swarm after each generation. Each firefly moves (and is evaluated)
+// once per brighter one, so in an unsorted swarm the first to move can be a dim one that spends up to n evaluations
+// on a walk near its poor random start; sorted, the early moves are those of the brightest, each pulled by few.
+void sort_brightest_first(std::vector<std::vector<double>>& x, std::vector<double>& score,
+                          std::vector<std::size_t>& order) {
+  const std::size_t n = x.size();
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+  std::vector<std::vector<double>> sorted_x(n);
+  std::vector<double> sorted_score(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    sorted_x[r] = std::move(x[order[r]]);
+    sorted_score[r] = score[order[r]];
+  }
+  x = std::move(sorted_x);
+  score = std::move(sorted_score);
+}
+
 class Firefly final : public Strategy {
  public:
   explicit Firefly(FireflySettings s) : s_(s) {}
@@ -53,6 +71,7 @@ class Firefly final : public Strategy {
         x[i] = i < start.size() ? view.point_of(space.config_at(start[i])) : view.random_point(cost, rng);
         score[i] = view.cost(x[i], cost, rng);
       }
+      sort_brightest_first(x, score, order);
       std::uint64_t evaluations = cost.evaluations();
       int idle = 0;  // generations in a row without a new evaluation: the swarm has converged
       for (int generation = 0; generation < s_.maxiter && idle < kIdleGenerations; ++generation) {
@@ -79,17 +98,7 @@ class Firefly final : public Strategy {
             }
           }
         }
-        // Brightest first, as Kernel Tuner sorts the swarm after each generation.
-        std::iota(order.begin(), order.end(), std::size_t{0});
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
-        std::vector<std::vector<double>> sorted_x(n);
-        std::vector<double> sorted_score(n);
-        for (std::size_t r = 0; r < n; ++r) {
-          sorted_x[r] = std::move(x[order[r]]);
-          sorted_score[r] = score[order[r]];
-        }
-        x = std::move(sorted_x);
-        score = std::move(sorted_score);
+        sort_brightest_first(x, score, order);
         idle = cost.evaluations() == evaluations ? idle + 1 : 0;
         evaluations = cost.evaluations();
       }
