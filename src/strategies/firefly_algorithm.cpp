@@ -24,22 +24,16 @@ struct FireflySettings {
   bool aware;
 };
 
-// Brightest first, as Kernel Tuner sorts the swarm after each generation. Each firefly moves (and is evaluated)
-// once per brighter one, so in an unsorted swarm the first to move can be a dim one that spends up to n evaluations
-// on a walk near its poor random start; sorted, the early moves are those of the brightest, each pulled by few.
-void sort_brightest_first(std::vector<std::vector<double>>& x, std::vector<double>& score,
-                          std::vector<std::size_t>& order) {
-  const std::size_t n = x.size();
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
-  std::vector<std::vector<double>> sorted_x(n);
-  std::vector<double> sorted_score(n);
-  for (std::size_t r = 0; r < n; ++r) {
-    sorted_x[r] = std::move(x[order[r]]);
-    sorted_score[r] = score[order[r]];
-  }
-  x = std::move(sorted_x);
-  score = std::move(sorted_score);
+// A classic firefly's start: a point of the Cartesian box, redrawn while it is invalid (a few tries). An invalid
+// firefly has the penalty: every valid one attracts it and it attracts none, so it adds nothing to the swarm's
+// sample but moves. With 60 draws on a space whose value combinations are 43 % valid, the swarm held about 26
+// real samples and spent the rest of a small budget on moves that did worse than uniform samples (MI250X
+// convolution: 0.05 below random_sample over 8 seeds, 0.29 at seed 0).
+std::vector<double> classic_start(ContinuousView& view, const CostFunction& cost, Rng& rng) {
+  constexpr int kTries = 8;
+  auto x = view.random_point(cost, rng);
+  for (int t = 1; t < kTries && !view.resolve(x, rng).index; ++t) x = view.random_point(cost, rng);
+  return x;
 }
 
 class Firefly final : public Strategy {
@@ -68,10 +62,9 @@ class Firefly final : public Strategy {
       std::vector<std::size_t> start;
       if (s_.aware) start = space.lhs_sample(std::min(n, space.size()), rng);
       for (std::size_t i = 0; i < n; ++i) {
-        x[i] = i < start.size() ? view.point_of(space.config_at(start[i])) : view.random_point(cost, rng);
+        x[i] = i < start.size() ? view.point_of(space.config_at(start[i])) : classic_start(view, cost, rng);
         score[i] = view.cost(x[i], cost, rng);
       }
-      sort_brightest_first(x, score, order);
       std::uint64_t evaluations = cost.evaluations();
       int idle = 0;  // generations in a row without a new evaluation: the swarm has converged
       for (int generation = 0; generation < s_.maxiter && idle < kIdleGenerations; ++generation) {
@@ -98,7 +91,17 @@ class Firefly final : public Strategy {
             }
           }
         }
-        sort_brightest_first(x, score, order);
+        // Brightest first, as Kernel Tuner sorts the swarm after each generation.
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+        std::vector<std::vector<double>> sorted_x(n);
+        std::vector<double> sorted_score(n);
+        for (std::size_t r = 0; r < n; ++r) {
+          sorted_x[r] = std::move(x[order[r]]);
+          sorted_score[r] = score[order[r]];
+        }
+        x = std::move(sorted_x);
+        score = std::move(sorted_score);
         idle = cost.evaluations() == evaluations ? idle + 1 : 0;
         evaluations = cost.evaluations();
       }

@@ -227,17 +227,12 @@ class GeneticAlgorithm final : public Strategy {
     std::vector<Individual> next;
     // Elitism (Kernel Tuner has none): the best survive unchanged; they are known, so keeping them is free.
     for (std::size_t i = 0; i < std::min(s_.elitism, sorted.size()); ++i) next.push_back(sorted[i]);
-    // Parents are ranked among the best popsize: a first generation larger than popsize (initial_popsize, or the
-    // classic one padded with free invalid members) is a larger sample, not a reason for weaker selection. Ranked
-    // over all 60 members of a classic opening of which 26 were valid, the parents were drawn from about the best
-    // two thirds of the valid ones instead of the best third.
-    const std::size_t ranked = std::min(sorted.size(), popsize);
-    if (ranked >= 2) {
+    if (sorted.size() >= 2) {
       for (std::size_t attempt = 0; next.size() < popsize && attempt < 10 * popsize; ++attempt) {
-        const std::size_t i = rank_select(ranked, rng);
-        std::size_t j = rank_select(ranked, rng);
-        for (int redraw = 0; j == i && redraw < 100; ++redraw) j = rank_select(ranked, rng);
-        if (j == i) j = (i + 1) % ranked;
+        const std::size_t i = rank_select(sorted.size(), rng);
+        std::size_t j = rank_select(sorted.size(), rng);
+        for (int redraw = 0; j == i && redraw < 100; ++redraw) j = rank_select(sorted.size(), rng);
+        if (j == i) j = (i + 1) % sorted.size();
         auto [x, y] = crossover(sorted[i].genes, sorted[j].genes, rng);
         for (Config* child : {&x, &y}) {
           if (next.size() >= popsize) break;
