@@ -47,7 +47,6 @@ struct Settings {
   std::size_t max_candidates = 2048;
   std::size_t max_observations = 200;
   std::size_t rotation = 16;
-  std::size_t interleave = 0;  // every interleave-th round a random candidate (0: never)
 };
 
 std::optional<Acquisition> acquisition_named(std::string_view name) {
@@ -114,11 +113,7 @@ class Search {
       if (std::isfinite(v)) sum += v, ++finite;
     initial_mean_ = finite ? sum / static_cast<double>(finite) : 0.0;
     // Until the whole space has been evaluated; the cost function ends the run when the budget does.
-    for (std::size_t round = 1; top_up_pool(); ++round) {
-      if (s_.interleave > 0 && round % s_.interleave == 0) {
-        observe(pool_[static_cast<std::size_t>(rng_.below(pool_.size()))]);
-        continue;
-      }
+    while (top_up_pool()) {
       predict();
       if (s_.method == Method::Single) {
         observe(pool_[argmin(s_.single, {})]);
@@ -462,7 +457,6 @@ Settings settings_from(const Hyperparameters& h) {
   s.max_candidates = static_cast<std::size_t>(h.get_int("maxcandidates"));
   s.max_observations = static_cast<std::size_t>(h.get_int("maxobservations"));
   s.rotation = static_cast<std::size_t>(h.get_int("candidaterotation"));
-  s.interleave = static_cast<std::size_t>(h.get_int("random_interleave"));
   return s;
 }
 
@@ -503,9 +497,7 @@ StrategyInfo bayes_opt_info() {
            {"maxobservations", T::Int, Value(std::int64_t{200}), 2.0, {}, {},
             "GP training-set cap; when full, refit on the best half and the most recent quarter"},
            {"candidaterotation", T::Int, Value(std::int64_t{16}), 0.0, {}, {},
-            "pool members replaced by fresh random configurations per evaluation (subsampled pool only)"},
-           {"random_interleave", T::Int, Value(std::int64_t{0}), 0.0, {}, {},
-            "every this many rounds, a random candidate instead of the model's choice (0: never)"}},
+            "pool members replaced by fresh random configurations per evaluation (subsampled pool only)"}},
           [](const Hyperparameters& h) { return std::make_unique<BayesOpt>(settings_from(h)); }};
 }
 
