@@ -150,9 +150,17 @@ class DifferentialEvolution final : public Strategy {
         if (!contains(population, genes)) population.push_back(make(space, std::move(genes)));
       }
     }
-    for (std::size_t attempt = 0; population.size() < popsize && attempt < 20 * popsize; ++attempt) {
-      auto genes = fresh_genes(space, cost, rng);
-      if (!contains(population, genes)) population.push_back(make(space, std::move(genes)));
+    // Classic: draws from the Cartesian product, keeping the valid ones while that is cheap. An invalid member's
+    // penalty loses to any valid trial, so it only shrinks the population that the differences are taken from: with
+    // 8 members on a space whose value combinations are 60 % valid, about 5 were real, and the classic DE converged
+    // into the wrong mode of the bimodal synthetic convolution space (0.41 below random_sample, 4 seeds). Invalid
+    // draws fill up only when valid ones are rare.
+    for (const bool valid_only : {true, false}) {
+      for (std::size_t attempt = 0; population.size() < popsize && attempt < 20 * popsize; ++attempt) {
+        auto member = make(space, fresh_genes(space, cost, rng));
+        if (valid_only && !member.index) continue;
+        if (!contains(population, member.genes)) population.push_back(std::move(member));
+      }
     }
     return population;
   }

@@ -24,6 +24,18 @@ struct FireflySettings {
   bool aware;
 };
 
+// A classic firefly's start: a point of the Cartesian box, redrawn while it is invalid (a few tries). An invalid
+// firefly has the penalty: every valid one attracts it and it attracts none, so it adds nothing to the swarm's
+// sample but moves. With 60 draws on a space whose value combinations are 43 % valid, the swarm held about 26
+// real samples and spent the rest of a small budget on moves that did worse than uniform samples (MI250X
+// convolution: 0.05 below random_sample over 8 seeds, 0.29 at seed 0).
+std::vector<double> classic_start(ContinuousView& view, const CostFunction& cost, Rng& rng) {
+  constexpr int kTries = 8;
+  auto x = view.random_point(cost, rng);
+  for (int t = 1; t < kTries && !view.resolve(x, rng).index; ++t) x = view.random_point(cost, rng);
+  return x;
+}
+
 class Firefly final : public Strategy {
  public:
   explicit Firefly(FireflySettings s) : s_(s) {}
@@ -50,7 +62,7 @@ class Firefly final : public Strategy {
       std::vector<std::size_t> start;
       if (s_.aware) start = space.lhs_sample(std::min(n, space.size()), rng);
       for (std::size_t i = 0; i < n; ++i) {
-        x[i] = i < start.size() ? view.point_of(space.config_at(start[i])) : view.random_point(cost, rng);
+        x[i] = i < start.size() ? view.point_of(space.config_at(start[i])) : classic_start(view, cost, rng);
         score[i] = view.cost(x[i], cost, rng);
       }
       std::uint64_t evaluations = cost.evaluations();

@@ -152,6 +152,21 @@ TEST(LocalSearch, OrderedGreedySweepsTheParametersInTheGivenOrder) {
                HyperparameterError);
 }
 
+TEST(LocalSearch, OrderedGreedyTriesTheAdjacentValuesByDefault) {
+  // Hamming-adjacent: a sweep in declared order does not start with the far end of the first parameter's list.
+  const auto r = run(open_space(), "ordered_greedy_mls", 40, {{"start_sample", Value(std::int64_t{1})}});
+  const auto idx = trace_indices(r);
+  ASSERT_GE(idx.size(), 2u);
+  const auto start = open_space().config_at(idx[0]);
+  const auto& trace = r.result->trace;
+  for (std::size_t k = 1; k < idx.size(); ++k) {  // neighbours of the start, up to the first improvement
+    const auto c = open_space().config_at(idx[k]);
+    EXPECT_EQ(hamming_distance(c, start), 1) << k;
+    for (std::size_t p = 0; p < c.size(); ++p) EXPECT_LE(c[p] > start[p] ? c[p] - start[p] : start[p] - c[p], 1u) << k;
+    if (trace.cost(k) < trace.cost(0)) break;
+  }
+}
+
 // The first `n` evaluations of an annealing run are its start sample; the next one is a neighbour of the best of them.
 void expect_walk_from_best_of_sample(const SearchSpace& space, std::size_t n, std::uint64_t seed) {
   const auto r = run(space, "simulated_annealing", n + 1, {{"start_sample", Value(std::int64_t{20})}}, seed);
