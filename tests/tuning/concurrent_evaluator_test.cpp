@@ -243,6 +243,15 @@ std::size_t overlaps(const LaunchLog& log) {
   return n;
 }
 
+// Firefly moves one firefly at a time, but announces its (constraint-aware) starting swarm: the devices measure it
+// side by side.
+TEST(ConcurrentEvaluator, FireflysStartingSwarmRunsOnSeveralDevices) {
+  LaunchLog log;
+  auto three = devices(3, &log, std::chrono::microseconds(1500));
+  run(*three, "firefly_algorithm", 30);
+  EXPECT_GT(overlaps(log), 10u);
+}
+
 // One-at-a-time strategies keep one device busy; with a constant liar (pending evaluations) they keep several busy,
 // and the run depends on the number of pending evaluations, never on the devices or on timing.
 TEST(ConcurrentEvaluator, AConstantLiarKeepsSeveralDevicesBusyReproducibly) {
