@@ -249,7 +249,8 @@ TEST(ConcurrentEvaluator, FireflysStartingSwarmRunsOnSeveralDevices) {
   LaunchLog log;
   auto three = devices(3, &log, std::chrono::microseconds(1500));
   run(*three, "firefly_algorithm", 30);
-  EXPECT_GT(overlaps(log), 10u);
+  // The swarm is 9 here (a tenth of the space): three rounds of three. Without the announcement: none.
+  EXPECT_GE(overlaps(log), 4u);
 }
 
 // One-at-a-time strategies keep one device busy; with a constant liar (pending evaluations) they keep several busy,
