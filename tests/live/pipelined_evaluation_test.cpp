@@ -20,9 +20,12 @@
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/tune.hpp"
 #include "temp_files.hpp"
+#include "stop_after.hpp"
 
 namespace ktune {
 namespace {
+
+using testing::StopAfter;
 
 using testing::cpp_backend_available;
 
@@ -141,18 +144,6 @@ TEST(PipelinedEvaluation, NoMeasurementOverlapsAnother) {
   for (std::size_t i = 1; i < launches.size(); ++i)
     EXPECT_LE(launches[i - 1].second, launches[i].first) << "launch " << i << " began before launch " << i - 1 << " ended";
 }
-
-// Stops the run after `after` evaluations, as Ctrl-C does.
-class StopAfter final : public TuningListener {
- public:
-  explicit StopAfter(std::size_t after) : after_(after) {}
-  void on_evaluation(const CostFunction& cost, std::size_t) override {
-    if (cost.evaluations() >= after_) request_stop();
-  }
-
- private:
-  std::size_t after_;
-};
 
 TEST(PipelinedEvaluation, AStopEndsTheRunAndItsCompileWorkers) {
   if (!cpp_backend_available()) GTEST_SKIP() << "the cpp backend is not available here";

@@ -19,9 +19,12 @@
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/strategy.hpp"
 #include "ktune/tuning/tune.hpp"
+#include "stop_after.hpp"
 
 namespace ktune {
 namespace {
+
+using testing::StopAfter;
 
 using Clock = std::chrono::steady_clock;
 
@@ -207,17 +210,6 @@ TEST(ConcurrentEvaluator, EveryDeviceLostEndsTheRunWithAnError) {
     EXPECT_NE(std::string(e.what()).find("fake device 1 fell off the bus"), std::string::npos) << e.what();
   }
 }
-
-class StopAfter final : public TuningListener {
- public:
-  explicit StopAfter(std::size_t after) : after_(after) {}
-  void on_evaluation(const CostFunction& cost, std::size_t) override {
-    if (cost.evaluations() >= after_) request_stop();
-  }
-
- private:
-  std::size_t after_;
-};
 
 TEST(ConcurrentEvaluator, AStopKeepsWhatWasAskedAndDropsWhatWasMeasuredAhead) {
   auto three = devices(3, nullptr, std::chrono::microseconds(1000));

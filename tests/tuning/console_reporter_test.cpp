@@ -13,9 +13,12 @@
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/strategy.hpp"
 #include "ktune/tuning/tune.hpp"
+#include "stop_after.hpp"
 
 namespace ktune {
 namespace {
+
+using testing::StopAfter;
 
 using testing::FakeEvaluator;
 
@@ -150,17 +153,6 @@ TEST(ConsoleReporter, ALogHearsFromALongEvaluation) {
   EXPECT_LE(heartbeats, 3u) << text;
   EXPECT_NE(text.find("     1  x=1, y=8, time=0 ms"), std::string::npos) << text;
 }
-
-class StopAfter final : public TuningListener {
- public:
-  explicit StopAfter(std::size_t n) : n_(n) {}
-  void on_evaluation(const CostFunction& cost, std::size_t) override {
-    if (cost.evaluations() == n_) request_stop();
-  }
-
- private:
-  std::size_t n_;
-};
 
 TEST(Interruption, AStopRequestEndsTuneWithWhatWasEvaluated) {
   const SearchSpace space = small_space();
