@@ -16,6 +16,11 @@ constexpr std::size_t kDenseMemoLimit = std::size_t{1} << 24;
 
 double to_ms(std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
+// The constant liar's estimate follows what is recorded: the worst finite cost so far.
+void note_recorded_cost(const Trace& trace, std::size_t position, double& worst) {
+  if (const double c = trace.cost(position); std::isfinite(c) && (std::isinf(worst) || c > worst)) worst = c;
+}
+
 }  // namespace
 
 const char* to_string(StopReason reason) {
@@ -133,8 +138,7 @@ std::size_t CostFunction::evaluate_new(std::size_t index) {
       trace_.append(TraceEntry{static_cast<std::uint32_t>(index), outcome.status, false, charged, clock_ms_, strategy_ms},
                     outcome.objectives);
   memo_store(index, static_cast<std::uint32_t>(position));
-  if (const double c = trace_.cost(position); std::isfinite(c) && (std::isinf(worst_recorded_) || c > worst_recorded_))
-    worst_recorded_ = c;
+  note_recorded_cost(trace_, position, worst_recorded_);
   check_budget_after(position);
   for (TuningListener* listener : options_.listeners) listener->on_evaluation(*this, position);
   last_return_ = Clock::now();
@@ -258,6 +262,7 @@ void CostFunction::add_resumed(std::size_t index, Status status, std::span<const
   const std::size_t position =
       trace_.append(TraceEntry{static_cast<std::uint32_t>(index), status, true, 0.0, clock_ms_, 0.0}, values);
   memo_store(index, static_cast<std::uint32_t>(position));
+  note_recorded_cost(trace_, position, worst_recorded_);
   if (trace_.size() >= space_.size()) stop_ = StopReason::space_exhausted;
 }
 
