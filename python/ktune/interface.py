@@ -220,7 +220,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                 compiler_options=None, defines=None, log=None, iterations=7, block_size_names=None, quiet=False,
                 strategy=None, strategy_options=None, cache=None, metrics=None, simulation_mode=False,
                 observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None,
-                compile_workers=0, devices=None):
+                compile_workers=0, devices=None, pending=0):
     """Kernel Tuner's tune_kernel: returns ``(results, env)``, a list of result dicts and the environment.
 
     Live (OpenCL, C/C++ and CUDA kernels, each configuration compiled, verified and benchmarked in a worker process),
@@ -228,6 +228,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     ``compile_workers`` (ktune's own): processes that compile the strategy's next configurations while one is measured
     (docs/parallel.md). ``devices`` (ktune's own): measure on several devices of the platform at once, a list of
     device indices or ``"all"``; the strategy's batches are spread over them, with the results of one device.
+    ``pending`` (ktune's own): a constant liar, so that a strategy that asks one configuration at a time keeps up to
+    this many more measuring on the other devices.
     """
     if simulation_mode:
         return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
@@ -257,7 +259,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     out = _ktune.tune_live(kernel_name, [(k, list(v)) for k, v in tune_params.items()], kernel,
                            live.output_check(arguments, answer, atol, verify, output_observers), cache_path, True,
                            strategy, settings, max_fevals, time_limit, objective_texts, texts, keep, seed, printer,
-                           strategy_object, int(compile_workers), device_list, all_devices)
+                           strategy_object, int(compile_workers), device_list, all_devices, int(pending))
     return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
 
 

@@ -559,7 +559,7 @@ Problem live_problem(const std::string& name, const py::list& tune_params, const
 // A live run of a kernel given in memory.
 py::dict tune_live(const std::string& name, const py::list& tune_params, const py::dict& kernel, py::object verify,
                    const std::string& cache_path, bool isolate, const CommonArguments& common,
-                   std::size_t compile_workers, std::vector<int> devices, bool all_devices) {
+                   std::size_t compile_workers, std::vector<int> devices, bool all_devices, std::size_t pending) {
   TuneRequest request;
   const Problem& problem = request.problem.emplace(live_problem(name, tune_params, kernel));
   request.kernel.emplace(kernel_specification(kernel, problem, std::move(verify)));
@@ -569,6 +569,7 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
   request.live.compile_workers = compile_workers;
   request.live.devices = std::move(devices);
   request.live.all_devices = all_devices;
+  request.pending_evaluations = pending;
   apply(common, request);
   return run_job(std::move(request), common.on_result);
 }
@@ -728,18 +729,18 @@ PYBIND11_MODULE(_ktune, m) {
                std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit,
                std::vector<std::string> objectives, std::vector<std::string> restrictions, py::object keep,
                std::uint64_t seed, py::object on_result, py::object strategy_object, std::size_t compile_workers,
-               std::vector<int> devices, bool all_devices) {
+               std::vector<int> devices, bool all_devices, std::size_t pending) {
         return tune_live(name, tune_params, kernel, std::move(verify), cache_path, isolate,
                          common(std::move(strategy), std::move(settings), max_fevals, time_limit, std::move(objectives),
                                 std::move(restrictions), std::move(keep), seed, std::move(on_result),
                                 std::move(strategy_object)),
-                         compile_workers, std::move(devices), all_devices);
+                         compile_workers, std::move(devices), all_devices, pending);
       },
       py::arg("name"), py::arg("tune_params"), py::arg("kernel"), py::arg("verify"), py::arg("cache_path"),
       py::arg("isolate"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
       py::arg("objectives"), py::arg("restrictions"), py::arg("keep"), py::arg("seed"), py::arg("on_result") = py::none(),
       py::arg("strategy_object") = py::none(), py::arg("compile_workers") = 0,
-      py::arg("devices") = std::vector<int>{}, py::arg("all_devices") = false,
+      py::arg("devices") = std::vector<int>{}, py::arg("all_devices") = false, py::arg("pending") = 0,
       "Tunes a kernel given in memory, live. Returns what simulate returns.");
 
   m.def("write_t4", &write_t4, py::arg("path"), py::arg("tune_params"), py::arg("results"), py::arg("objectives"),

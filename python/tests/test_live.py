@@ -82,6 +82,12 @@ def test_several_devices_give_the_results_of_one(monkeypatch):
     assert strip(two) == strip(one) and len(two) == 12
     assert all("__error__" not in r for r in two)
     assert len(checked) == 24
+    # A one-at-a-time strategy with a constant liar on two devices: every configuration it asked for is measured
+    # once and recorded with its measurement (live times differ between runs, so its path does too).
+    liar = dict(kwargs, strategy="simulated_annealing", strategy_options={"max_fevals": 8}, seed=3, pending=1)
+    liar_two, _ = run_or_skip("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, devices=[0, 1], **liar)
+    assert len(liar_two) == 8 and len({tuple(sorted(r.items())) for r in strip(liar_two)}) == 8
+    assert all("__error__" not in r and r["time"] > 0 for r in liar_two)
     with pytest.raises(ValueError, match="devices"):
         ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, devices="both")
     with pytest.raises(ktune.JobError, match="there is no device 7"):

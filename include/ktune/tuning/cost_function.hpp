@@ -68,8 +68,8 @@ struct CostFunctionOptions {
   // worst cost recorded so far, +inf before any) and goes on; its configuration is measured meanwhile (the evaluator
   // is told, Evaluator::prepare) and recorded, in asking order, when more than this many are pending, when the
   // strategy asks for it again, evaluates a batch or announces, or finishes. Lies depend only on what was recorded
-  // at that point, never on timing: a seeded run gives the same results with any number of devices. 0: none (every
-  // answer is a measurement).
+  // at that point, never on timing: with the same measurements a seeded run takes the same path on any number of
+  // devices. 0: none (every answer is a measurement).
   std::size_t pending_evaluations = 0;
 };
 
