@@ -80,6 +80,13 @@ struct TuneJob::State {
   // Several devices: their evaluators behind one, and their indices (empty: one device).
   ConcurrentEvaluator* concurrent = nullptr;
   std::vector<std::string> device_labels;  // "device 1", "rank 2"
+  // A lost device is a loss of capacity, not of results: said as a warning, the run goes on.
+  std::function<void(std::size_t, const std::string&)> on_device_lost() {
+    return [this](std::size_t d, const std::string& why) {
+      say(JobMessageLevel::warning, fmt::format("warning: {} lost ({}); what it was measuring goes to the others",
+                                                device_labels.at(d), why));
+    };
+  }
   std::vector<int> device_indices;
 };
 
@@ -288,7 +295,7 @@ void TuneJob::State::open_live_devices() {
       devices.push_back(std::move(d.evaluator));
     }
     if (devices.empty()) throw std::runtime_error("no device to measure on");
-    auto c = std::make_unique<ConcurrentEvaluator>(std::move(devices));
+    auto c = std::make_unique<ConcurrentEvaluator>(std::move(devices), on_device_lost());
     concurrent = c.get();
     evaluator = std::move(c);
     return;
@@ -344,7 +351,7 @@ void TuneJob::State::open_live_devices() {
   }
   device_indices = indices;
   for (const int d : indices) device_labels.push_back(fmt::format("device {}", d));
-  auto c = std::make_unique<ConcurrentEvaluator>(std::move(devices));
+  auto c = std::make_unique<ConcurrentEvaluator>(std::move(devices), on_device_lost());
   concurrent = c.get();
   evaluator = std::move(c);
 }

@@ -39,6 +39,8 @@ struct ConcurrentEvaluator::Shared {
   std::unordered_map<std::size_t, EvaluationRecord> records;  // asked
   std::vector<std::size_t> delivered;
   std::vector<std::string> lost;
+  std::vector<bool> lost_reported;  // told to on_lost
+  std::function<void(std::size_t, const std::string&)> on_lost;
   std::size_t alive = 0;
   bool shutdown = false;
 
@@ -103,7 +105,8 @@ Result ConcurrentEvaluator::Shared::measure(std::size_t device, std::size_t inde
   return r;
 }
 
-ConcurrentEvaluator::ConcurrentEvaluator(std::vector<std::unique_ptr<Evaluator>> devices)
+ConcurrentEvaluator::ConcurrentEvaluator(std::vector<std::unique_ptr<Evaluator>> devices,
+                                         std::function<void(std::size_t, const std::string&)> on_lost)
     : shared_(std::make_unique<Shared>()) {
   if (devices.empty()) throw std::invalid_argument("concurrent evaluation needs at least one device");
   for (const auto& d : devices) {
@@ -115,6 +118,8 @@ ConcurrentEvaluator::ConcurrentEvaluator(std::vector<std::unique_ptr<Evaluator>>
   s.devices = std::move(devices);
   s.delivered.assign(s.devices.size(), 0);
   s.lost.assign(s.devices.size(), "");
+  s.lost_reported.assign(s.devices.size(), false);
+  s.on_lost = std::move(on_lost);
   s.alive = s.devices.size();
   for (std::size_t d = 0; d < s.devices.size(); ++d) s.threads.emplace_back([&s, d] { s.serve(d); });
 }
@@ -146,6 +151,18 @@ EvaluationOutcome ConcurrentEvaluator::evaluate(std::size_t index) {
     s.work.notify_one();
   }
   s.finished.wait(lock, [&] { return s.ahead.contains(index) || s.alive == 0; });
+  // Devices lost meanwhile are told here, on the caller's thread (callbacks need not be thread-safe).
+  std::vector<std::pair<std::size_t, std::string>> newly_lost;
+  for (std::size_t d = 0; d < s.lost.size(); ++d)
+    if (!s.lost[d].empty() && !s.lost_reported[d]) {
+      s.lost_reported[d] = true;
+      newly_lost.emplace_back(d, s.lost[d]);
+    }
+  if (!newly_lost.empty() && s.on_lost) {
+    lock.unlock();
+    for (const auto& [d, why] : newly_lost) s.on_lost(d, why);
+    lock.lock();
+  }
   const auto it = s.ahead.find(index);
   if (it == s.ahead.end()) {
     std::string why;

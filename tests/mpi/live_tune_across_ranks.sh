@@ -33,9 +33,9 @@ cat > "$work/slow.json" <<JSON
    "Arguments": [{"Name": "c", "Type": "float", "MemoryType": "Vector", "AccessType": "WriteOnly", "Size": 16},
                  {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "FillValue": 16}]}}
 JSON
-args=(tune "$work/slow.json" --strategy brute_force --json --trace --quiet)
-"$ktune" "${args[@]}" > "$work/one.json"
-"$mpiexec" --oversubscribe -np 3 "$ktune" "${args[@]}" --cache "$work/three-cache.json" > "$work/three.json"
+args=(tune "$work/slow.json" --strategy brute_force --json --trace)
+"$ktune" "${args[@]}" --quiet > "$work/one.json"
+"$mpiexec" --oversubscribe -np 3 "$ktune" "${args[@]}" --quiet --cache "$work/three-cache.json" > "$work/three.json"
 
 # A rank that cannot open its device (rank 1 takes OpenCL device 7, which does not exist) is left out with a note;
 # rank 2 measures everything.
@@ -47,7 +47,7 @@ grep -q "rank 1 cannot measure: .*no device 7" "$work/partial.err" || { cat "$wo
 # Lose rank 2 once the run has measured a few configurations. OpenMPI 4 lets the others live on with recovery on.
 export OMPI_MCA_orte_enable_recovery=1
 "$mpiexec" --oversubscribe -np 3 "$ktune" "${args[@]}" --rank-timeout 2 --cache "$work/killed-cache.json" \
-  > "$work/killed.json" &
+  > "$work/killed.json" 2> "$work/killed.err" &
 run=$!
 killed=""
 for _ in $(seq 600); do
@@ -66,6 +66,7 @@ done
 wait "$run"
 test -n "$killed" || { echo "rank 2 was never found to be killed" >&2; exit 1; }
 echo "killed rank 2 (pids$killed)"
+grep -q "warning: rank 2 lost (rank 2 was silent" "$work/killed.err" || { cat "$work/killed.err" >&2; exit 1; }
 
 python3 - "$work" <<'PY'
 import json, sys

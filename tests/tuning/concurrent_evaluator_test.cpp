@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -124,11 +125,12 @@ TracedRun run(Evaluator& evaluator, const std::string& strategy_name, std::uint6
 }
 
 std::unique_ptr<ConcurrentEvaluator> devices(std::size_t n, LaunchLog* log, std::chrono::microseconds sleep = {},
-                                             std::vector<std::size_t> lose_at = {}) {
+                                             std::vector<std::size_t> lose_at = {},
+                                             std::function<void(std::size_t, const std::string&)> on_lost = {}) {
   std::vector<std::unique_ptr<Evaluator>> d;
   for (std::size_t i = 0; i < n; ++i)
     d.push_back(std::make_unique<FakeDevice>(test_space(), i, log, sleep, i < lose_at.size() ? lose_at[i] : 0));
-  return std::make_unique<ConcurrentEvaluator>(std::move(d));
+  return std::make_unique<ConcurrentEvaluator>(std::move(d), std::move(on_lost));
 }
 
 void expect_same(const TracedRun& a, const TracedRun& b) {
@@ -190,9 +192,18 @@ TEST(ConcurrentEvaluator, ALostDeviceLosesOnlyItsInFlightConfiguration) {
     SCOPED_TRACE(strategy);
     FakeDevice single(test_space(), 0, nullptr);
     const TracedRun expected = run(single, strategy, 80);
-    auto three = devices(3, nullptr, std::chrono::microseconds(300), {0, 5, 0});
+    std::vector<std::pair<std::size_t, std::string>> told;
+    const auto caller = std::this_thread::get_id();
+    auto three = devices(3, nullptr, std::chrono::microseconds(300), {0, 5, 0},
+                         [&](std::size_t d, const std::string& why) {
+                           EXPECT_EQ(std::this_thread::get_id(), caller) << "told on a device's thread";
+                           told.emplace_back(d, why);
+                         });
     const TracedRun concurrent = run(*three, strategy, 80);
     expect_same(expected, concurrent);
+    ASSERT_EQ(told.size(), 1u);  // once, on the caller's thread
+    EXPECT_EQ(told[0].first, 1u);
+    EXPECT_NE(told[0].second.find("fell off the bus"), std::string::npos);
     const auto lost = three->lost_devices();
     EXPECT_EQ(lost[0], "");
     EXPECT_NE(lost[1].find("fell off the bus"), std::string::npos) << lost[1];

@@ -14,6 +14,7 @@
 // configuration it had in flight goes back to the front of the queue for the remaining devices. Only when every
 // device is lost does evaluate() fail.
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -34,8 +35,10 @@ class DeviceLost : public std::runtime_error {
 class ConcurrentEvaluator final : public Evaluator {
  public:
   // `devices`: at least one, with the same objectives. Their device names are compared by the caller (pooling
-  // results of different device models is the caller's decision). The devices' threads start here.
-  explicit ConcurrentEvaluator(std::vector<std::unique_ptr<Evaluator>> devices);
+  // results of different device models is the caller's decision). The devices' threads start here. `on_lost` hears
+  // of each lost device (its position in `devices`, why), on the thread that calls evaluate().
+  explicit ConcurrentEvaluator(std::vector<std::unique_ptr<Evaluator>> devices,
+                               std::function<void(std::size_t device, const std::string& why)> on_lost = {});
   // Waits for the measurements in flight to end (they are dropped) and stops the devices' threads.
   ~ConcurrentEvaluator() override;
   ConcurrentEvaluator(const ConcurrentEvaluator&) = delete;
