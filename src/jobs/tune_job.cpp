@@ -80,12 +80,15 @@ struct TuneJob::State {
   // Several devices: their evaluators behind one, and their indices (empty: one device).
   ConcurrentEvaluator* concurrent = nullptr;
   std::vector<std::string> device_labels;  // "device 1", "rank 2"
-  // A lost device is a loss of capacity, not of results: said as a warning, the run goes on.
-  std::function<void(std::size_t, const std::string&)> on_device_lost() {
-    return [this](std::size_t d, const std::string& why) {
+  // The devices (labelled in device_labels) behind one ConcurrentEvaluator. A lost device is a loss of capacity,
+  // not of results: said as a warning, the run goes on.
+  void measure_on(std::vector<std::unique_ptr<Evaluator>> devices) {
+    auto c = std::make_unique<ConcurrentEvaluator>(std::move(devices), [this](std::size_t d, const std::string& why) {
       say(JobMessageLevel::warning, fmt::format("warning: {} lost ({}); what it was measuring goes to the others",
                                                 device_labels.at(d), why));
-    };
+    });
+    concurrent = c.get();
+    evaluator = std::move(c);
   }
   std::vector<int> device_indices;
 };
@@ -295,9 +298,7 @@ void TuneJob::State::open_live_devices() {
       devices.push_back(std::move(d.evaluator));
     }
     if (devices.empty()) throw std::runtime_error("no device to measure on");
-    auto c = std::make_unique<ConcurrentEvaluator>(std::move(devices), on_device_lost());
-    concurrent = c.get();
-    evaluator = std::move(c);
+    measure_on(std::move(devices));
     return;
   }
   auto options = [&] {
@@ -351,9 +352,7 @@ void TuneJob::State::open_live_devices() {
   }
   device_indices = indices;
   for (const int d : indices) device_labels.push_back(fmt::format("device {}", d));
-  auto c = std::make_unique<ConcurrentEvaluator>(std::move(devices), on_device_lost());
-  concurrent = c.get();
-  evaluator = std::move(c);
+  measure_on(std::move(devices));
 }
 
 void TuneJob::State::build_space_and_evaluator() {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -46,12 +47,22 @@ void send_bytes(const std::vector<std::uint8_t>& bytes, int to, int tag) {
   MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, to, tag, MPI_COMM_WORLD);
 }
 
-std::vector<std::uint8_t> receive_bytes(const MPI_Status& probed) {
+// A message from `source` (or any rank), if one has arrived: who sent it, its tag and its bytes. Takes the MPI lock.
+struct Message {
+  int source = 0, tag = 0;
+  std::vector<std::uint8_t> bytes;
+};
+std::optional<Message> try_receive(int source) {
+  std::lock_guard lock(mpi_mutex());
+  int flag = 0;
+  MPI_Status status;
+  MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+  if (!flag) return std::nullopt;
   int count = 0;
-  MPI_Get_count(&probed, MPI_BYTE, &count);
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(count));
-  MPI_Recv(bytes.data(), count, MPI_BYTE, probed.MPI_SOURCE, probed.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  return bytes;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  Message m{status.MPI_SOURCE, status.MPI_TAG, std::vector<std::uint8_t>(static_cast<std::size_t>(count))};
+  MPI_Recv(m.bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return m;
 }
 
 // CBOR keeps doubles exactly, NaN and infinities included.
@@ -111,20 +122,10 @@ class RankEvaluator final : public Evaluator {
     }
     Clock::time_point heard = Clock::now();
     for (;;) {
-      std::optional<std::vector<std::uint8_t>> result;
-      {
-        std::lock_guard lock(mpi_mutex());
-        int flag = 0;
-        MPI_Status status;
-        MPI_Iprobe(rank_, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-        if (flag) {
-          std::vector<std::uint8_t> bytes = receive_bytes(status);
-          heard = Clock::now();
-          if (status.MPI_TAG == kResult) result = std::move(bytes);
-        }
-      }
-      if (result) {
-        const json reply = decode(*result);
+      std::optional<Message> message = try_receive(rank_);
+      if (message) heard = Clock::now();  // a heartbeat, or the result
+      if (message && message->tag == kResult) {
+        const json reply = decode(message->bytes);
         if (reply.at("index").get<std::size_t>() != index)
           throw DeviceLost(fmt::format("rank {} answered for configuration {} instead of {}", rank_,
                                        reply.at("index").get<std::size_t>(), index));
@@ -185,22 +186,15 @@ std::function<std::vector<RemoteDevice>(const SearchSpace&, const std::vector<Ob
     std::vector<std::optional<json>> hello(static_cast<std::size_t>(session.size()));
     std::size_t waiting = static_cast<std::size_t>(session.size() - 1);
     while (waiting > 0) {
-      int flag = 0;
-      MPI_Status status;
-      {
-        std::lock_guard lock(mpi_mutex());
-        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-        if (flag) {
-          const auto r = static_cast<std::size_t>(status.MPI_SOURCE);
-          const auto bytes = receive_bytes(status);
-          heard[r] = Clock::now();
-          if (status.MPI_TAG == kHello && !hello[r]) {
-            hello[r] = decode(bytes);
-            --waiting;
-          }
+      if (const std::optional<Message> message = try_receive(MPI_ANY_SOURCE)) {
+        const auto r = static_cast<std::size_t>(message->source);
+        heard[r] = Clock::now();
+        if (message->tag == kHello && !hello[r]) {
+          hello[r] = decode(message->bytes);
+          --waiting;
         }
+        continue;
       }
-      if (flag) continue;
       if (stop_requested()) throw Interrupted();
       for (std::size_t r = 1; r < hello.size(); ++r) {
         if (hello[r] || Clock::now() - heard[r] <= timeout) continue;
@@ -289,25 +283,16 @@ int serve_rank(const MpiSession& session, const std::function<std::unique_ptr<Tu
   // make the launcher end every rank.
   Evaluator* evaluator = job ? &job->measuring_evaluator() : nullptr;
   for (;;) {
-    int tag = 0;
-    std::size_t index = 0;
-    {
-      std::lock_guard lock(mpi_mutex());
-      int flag = 0;
-      MPI_Status status;
-      MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
-      if (flag) {
-        tag = status.MPI_TAG;
-        const auto bytes = receive_bytes(status);
-        if (tag == kTask) index = decode(bytes).get<std::size_t>();
-        if (tag == kRelease && !bytes.empty() && bytes[0] == 1) session.leave_without_finalize();
-      }
+    const std::optional<Message> message = try_receive(0);
+    if (message && message->tag == kRelease) {
+      if (!message->bytes.empty() && message->bytes[0] == 1) session.leave_without_finalize();
+      break;
     }
-    if (tag == kRelease) break;
-    if (tag != kTask || !evaluator) {
+    if (!message || message->tag != kTask || !evaluator) {
       std::this_thread::sleep_for(kPoll);
       continue;
     }
+    const auto index = decode(message->bytes).get<std::size_t>();
     busy = true;
     json reply = {{"index", index}};
     try {

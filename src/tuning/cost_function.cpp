@@ -171,11 +171,7 @@ double CostFunction::speculate(std::size_t index) {
   if (known(index) || pending || announced_.contains(index)) {
     // Asked again, or part of an announcement: a measurement, after what was asked before it.
     if (pending) {
-      while (!pending_.empty()) {
-        const std::size_t next = pending_.front();
-        pending_.pop_front();
-        evaluate_new(next);
-        if (next == index) break;
+      while (record_oldest_pending() != index) {
       }
     } else if (!known(index)) {
       settle();
@@ -190,23 +186,22 @@ double CostFunction::speculate(std::size_t index) {
   pending_.push_back(index);
   const std::vector<std::size_t> upcoming(pending_.begin(), pending_.end());
   evaluator_.prepare(upcoming);
-  while (pending_.size() > options_.pending_evaluations) {
-    const std::size_t oldest = pending_.front();
-    pending_.pop_front();
-    evaluate_new(oldest);
-  }
+  while (pending_.size() > options_.pending_evaluations) record_oldest_pending();
   // The worst finite cost recorded so far (+inf before any): a pessimistic estimate, so that the strategy does not
   // move to a configuration it knows nothing about and goes on around what it knows. (The best cost so far, CL-min,
   // makes local searches accept every pending configuration as an improvement: a random walk.)
   return worst_recorded_;
 }
 
+std::size_t CostFunction::record_oldest_pending() {
+  const std::size_t oldest = pending_.front();
+  pending_.pop_front();
+  evaluate_new(oldest);
+  return oldest;
+}
+
 void CostFunction::settle() {
-  while (!pending_.empty()) {
-    const std::size_t next = pending_.front();
-    pending_.pop_front();
-    evaluate_new(next);
-  }
+  while (!pending_.empty()) record_oldest_pending();
 }
 
 void CostFunction::operator()(std::span<const std::size_t> indices, std::span<double> costs) {

@@ -114,6 +114,15 @@ inline live::ArgumentSpecification scalar_argument(std::string name, live::Eleme
   return a;
 }
 
+// The arguments of the cpp test kernels' vector_add(a, b, c, n): a and b random (seeds 1, 2), c written, n a scalar.
+inline std::vector<live::ArgumentSpecification> vector_add_arguments(double n) {
+  using live::Access, live::ElementType, live::Fill;
+  return {vector_argument("a", ElementType::float32, Access::read_only, "n", Fill::random, 1),
+          vector_argument("b", ElementType::float32, Access::read_only, "n", Fill::random, 2),
+          vector_argument("c", ElementType::float32, Access::write_only, "n", Fill::zeros),
+          scalar_argument("n", ElementType::int32, n)};
+}
+
 inline FakeBackendOptions fake_options(std::vector<double> durations, std::uint64_t max_threads = 0) {
   FakeBackendOptions o;
   o.durations = std::move(durations);

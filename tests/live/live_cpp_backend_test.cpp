@@ -37,12 +37,7 @@ live::KernelSpecification bad_kernels_spec() {
   spec.kernel_name = "vector_add";
   spec.kernel_code = kBadKernels;
   spec.problem_size = {"n", "1", "1"};
-  using live::Access, live::ElementType, live::Fill;
-  using testing::scalar_argument, testing::vector_argument;
-  spec.arguments = {vector_argument("a", ElementType::float32, Access::read_only, "n", Fill::random, 1),
-                    vector_argument("b", ElementType::float32, Access::read_only, "n", Fill::random, 2),
-                    vector_argument("c", ElementType::float32, Access::write_only, "n", Fill::zeros),
-                    scalar_argument("n", ElementType::int32, 1024)};
+  spec.arguments = testing::vector_add_arguments(1024);
   spec.verification.kind = live::Verification::Kind::configuration;
   spec.verification.configuration = {{"variant", Value(0)}, {"unroll", Value(1)}};
   spec.iterations = 3;

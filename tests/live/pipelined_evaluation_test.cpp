@@ -62,12 +62,7 @@ live::KernelSpecification spec(const std::string& launch_log) {
   s.kernel_code = kKernels;
   s.compiler_options = {"-DLAUNCH_LOG=\"" + launch_log + "\""};
   s.problem_size = {"n", "1", "1"};
-  using live::Access, live::ElementType, live::Fill;
-  using testing::scalar_argument, testing::vector_argument;
-  s.arguments = {vector_argument("a", ElementType::float32, Access::read_only, "n", Fill::random, 1),
-                 vector_argument("b", ElementType::float32, Access::read_only, "n", Fill::random, 2),
-                 vector_argument("c", ElementType::float32, Access::write_only, "n", Fill::zeros),
-                 scalar_argument("n", ElementType::int32, 256)};
+  s.arguments = testing::vector_add_arguments(256);
   s.iterations = 3;
   s.timeout_s = 1;
   return s;

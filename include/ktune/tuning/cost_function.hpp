@@ -133,6 +133,7 @@ class CostFunction {
   static constexpr std::uint32_t npos = 0xffffffffu;
   std::size_t position(std::size_t index);  // trace position of index, evaluating it if new
   double speculate(std::size_t index);      // operator()(index) with a constant liar
+  std::size_t record_oldest_pending();      // measures and records it; returns its index
   std::size_t evaluate_new(std::size_t index);
   std::uint32_t memo_lookup(std::size_t index) const;
   void memo_store(std::size_t index, std::uint32_t position);
