@@ -23,6 +23,7 @@
 #include "strategies/gaussian_process.hpp"
 #include "strategies/strategy_infos.hpp"
 #include "ktune/strategy_toolkit.hpp"
+#include "ktune/uniform_sample_stream.hpp"
 
 namespace ktune::strategies {
 namespace {
@@ -60,29 +61,6 @@ std::optional<Acquisition> acquisition_named(std::string_view name) {
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
 double normal_pdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * std::numbers::pi); }
 
-// Draws every index of [0, n) once in random order (Fisher-Yates one step at a time), dense or hashed by size.
-class LazyPermutation {
- public:
-  explicit LazyPermutation(std::size_t n) : n_(n) {}
-  bool done() const { return drawn_ == n_; }
-  std::size_t next(Rng& rng) {
-    const std::size_t j = drawn_ + static_cast<std::size_t>(rng.below(n_ - drawn_));
-    const std::size_t picked = at(j);
-    moved_[j] = at(drawn_);
-    moved_.erase(drawn_);
-    ++drawn_;
-    return picked;
-  }
-
- private:
-  std::size_t at(std::size_t i) const {
-    const auto it = moved_.find(i);
-    return it == moved_.end() ? i : it->second;
-  }
-  std::size_t n_, drawn_ = 0;
-  std::unordered_map<std::size_t, std::size_t> moved_;  // lookups only: iteration order never matters
-};
-
 class Search {
  public:
   Search(const Settings& s, const SearchSpace& space, CostFunction& cost, Rng& rng)
@@ -93,7 +71,7 @@ class Search {
         dims_(space.num_params()),
         gp_(s.kernel, s.lengthscale, dims_, std::max<std::size_t>(s.max_observations, 2),
             std::min(space.size(), s.max_candidates)),
-        fresh_(space.size()) {
+        fresh_(space.size(), rng) {
     for (std::size_t p = 0; p < dims_; ++p) {
       scale_.push_back(1.0 / static_cast<double>(space.param_values(p).size()));
       if (space.used_values(p).size() > 1) ++tunable_dims_;
@@ -103,10 +81,15 @@ class Search {
 
   void run() {
     if (space_.size() == 0) return;
-    top_up_pool();
+    // The opening: a Latin hypercube, or the candidate stream's first draws (random_sample's, with the same seed).
     const std::size_t initial = population_size(s_.popsize, space_.size(), 3);
-    for (std::size_t index : s_.lhs ? space_.lhs_sample(initial, rng_) : space_.random_sample(initial, rng_))
-      observe(index);
+    if (s_.lhs) {
+      for (std::size_t index : space_.lhs_sample(initial, rng_)) observe(index);
+    } else {
+      for (std::size_t i = 0; i < initial; ++i)
+        if (const auto index = draw_fresh()) observe(*index);
+    }
+    top_up_pool();
     double sum = 0;
     std::size_t finite = 0;
     for (double v : raw_)
@@ -162,7 +145,7 @@ class Search {
     for (;;) {
       std::size_t index;
       if (!fresh_.done()) {
-        index = fresh_.next(rng_);
+        index = *fresh_.next();
       } else if (!rotated_out_.empty()) {
         const std::size_t j = static_cast<std::size_t>(rng_.below(rotated_out_.size()));
         index = rotated_out_[j];
@@ -386,7 +369,7 @@ class Search {
   std::size_t dims_, tunable_dims_ = 0;
   std::vector<double> scale_;
   GaussianProcess gp_;
-  LazyPermutation fresh_;
+  UniformSampleStream fresh_;  // the candidates, each index once in random order; its first draws open the run
   std::vector<std::size_t> rotated_out_;
   std::vector<std::size_t> pool_;                        // slot -> configuration index
   std::unordered_map<std::size_t, std::size_t> slot_of_;  // configuration index -> slot (lookups only)

@@ -11,6 +11,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
+#include "ktune/uniform_sample_stream.hpp"
 
 namespace ktune::strategies {
 
@@ -40,8 +41,9 @@ class LocalMoves {
   // Whether evaluating `config` would be free (known, or invalid in unaware mode).
   bool known(const Config& config) const;
 
-  // A restart point: aware, a valid configuration not evaluated yet (nullopt when every one is); unaware, a random
-  // Cartesian point, preferring one that is invalid or not evaluated.
+  // A restart point: aware, the next unevaluated configuration of a uniform sample stream (nullopt when every one is
+  // evaluated), so that a start sample is random_sample's first draws; unaware, a random Cartesian point, preferring
+  // one that is invalid or not evaluated.
   std::optional<Config> fresh_start();
   // The neighbours of `config` under the method: valid ones when aware, Cartesian ones (capped at kMaxCartesian
   // random box points for the adjacent methods in many dimensions) when unaware.
@@ -62,6 +64,7 @@ class LocalMoves {
   Rng& rng_;
   NeighbourMethod method_;
   bool aware_;
+  std::optional<UniformSampleStream> starts_;  // aware only: taken from rng at construction, before anything else
   std::size_t scan_cursor_ = 0;  // known-ness only grows, so the fallback scan for unevaluated indices never rewinds
   std::size_t scanned_ = 0;
   bool scan_started_ = false;

@@ -12,11 +12,9 @@ std::optional<std::size_t> UnevaluatedSampler::next(const SearchSpace& space, co
   const std::size_t n = space.size();
   if (n == 0) return std::nullopt;
   if (!listed_) {
-    for (int t = 0; t < kRejectionTries; ++t) {
-      const auto i = static_cast<std::size_t>(rng.below(n));
-      if (!cost.known(i)) return i;
-    }
-    // Most of the space is known: list what is left once.
+    if (!stream_) stream_.emplace(n, rng);
+    if (const auto i = stream_->next_unevaluated(cost)) return i;
+    // Every configuration has been drawn (some perhaps not evaluated after all): list what is left once.
     listed_ = true;
     for (std::size_t i = 0; i < n; ++i)
       if (!cost.known(i)) remaining_.push_back(static_cast<std::uint32_t>(i));
@@ -253,10 +251,10 @@ void run_ensemble(const SearchSpace& space, CostFunction& cost, Rng& rng, std::s
   // or two random points: on MI250X convolution (51 evaluations) both ensembles fell 0.11-0.14 below random search.
   const std::size_t opening = population_size(start_sample, space.size(), 1);
   for (std::size_t i = 0; i < opening; ++i) {
-    const std::size_t index = fresh_valid_index(space, cost, rng);
-    if (cost.known(index)) break;
-    const double c = finite_cost(cost(index));
-    archive.add(index, c);
+    const auto index = archive.sampler.next(space, cost, rng);  // its first draws: random_sample's
+    if (!index) break;
+    const double c = finite_cost(cost(*index));
+    archive.add(*index, c);
     best = std::min(best, c);
   }
   for (;;) {

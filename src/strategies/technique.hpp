@@ -14,19 +14,20 @@
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
+#include "ktune/uniform_sample_stream.hpp"
 
 namespace ktune::strategies {
 
-// Uniformly random valid configurations that have no result yet. Rejection sampling while most of the space is
-// unevaluated; once that fails it keeps an explicit list of the unevaluated indices (built once, O(size)), which
-// only shrinks, so the total work stays O(size) however long the run.
+// Uniformly random valid configurations that have no result yet: the unevaluated draws of a uniform sample stream,
+// taken from rng at the first call (an opening drawn first is random_sample's first draws), then, should the stream
+// run dry while some drawn configurations were never evaluated, an explicit list of what is left (built once).
 class UnevaluatedSampler {
  public:
   // std::nullopt when every configuration has been evaluated.
   std::optional<std::size_t> next(const SearchSpace& space, const CostFunction& cost, Rng& rng);
 
  private:
-  static constexpr int kRejectionTries = 32;
+  std::optional<UniformSampleStream> stream_;
   bool listed_ = false;
   std::vector<std::uint32_t> remaining_;
 };

@@ -82,6 +82,28 @@ TEST(Compare, SameSeedSameReportWhateverTheThreads) {
   EXPECT_LT(a.spaces[1].strategies[1].curve.real_stopping_fraction, 1.0);
 }
 
+// Common random numbers: repeat r has one seed for every strategy, so a strategy's uniform opening is random
+// search's first evaluations, and two names for the same algorithm get the same runs.
+TEST(Compare, EveryStrategyGetsTheSameSeedPerRepeat) {
+  const std::vector<ComparisonSpace> one{six_spaces()[2]};
+  ComparisonOptions options;
+  options.repeats = 4;
+  options.resolution = 200;
+  const auto report = compare(one, {parse_strategy_spec("random_sample"), parse_strategy_spec("greedy_mls:start_sample=5"),
+                                    parse_strategy_spec("auto"), parse_strategy_spec("pso")},
+                              options);
+  const auto& on = report.spaces[0].strategies;
+  for (std::size_t r = 0; r < 4; ++r) {
+    ASSERT_GE(on[1].runs[r].size(), 5u);
+    for (std::size_t e = 0; e < 5; ++e) {
+      EXPECT_EQ(on[1].runs[r][e].value, on[0].runs[r][e].value) << "repeat " << r << ", evaluation " << e;
+      EXPECT_EQ(on[1].runs[r][e].time_s, on[0].runs[r][e].time_s) << "repeat " << r << ", evaluation " << e;
+    }
+  }
+  EXPECT_NE(on[1].score, on[0].score);
+  EXPECT_EQ(on[2].score, on[3].score) << "auto runs pso with its defaults";
+}
+
 TEST(Compare, RandomSampleScoresAboutZeroOnTheTrainingSpaces) {
   ComparisonOptions options;
   options.repeats = 25;

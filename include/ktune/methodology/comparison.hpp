@@ -29,8 +29,8 @@ struct StrategySpec {
 // Checks the strategy and its hyperparameters against the registry; throws HyperparameterError.
 StrategySpec parse_strategy_spec(const std::string& text);
 // The settings a spec runs with, every hyperparameter resolved (defaults included) in declaration order:
-// "simulated_annealing", "simulated_annealing:T=0.00625" and the full default label give the same text. Runs are
-// seeded from it, so the same settings get the same runs whatever the label.
+// "simulated_annealing", "simulated_annealing:T=0.00625" and the full default label give the same text. The
+// multi-objective comparison seeds runs from it, so the same settings get the same runs whatever the label.
 std::string canonical_strategy_text(const StrategySpec& spec);
 
 struct ComparisonSpace {
@@ -144,8 +144,8 @@ class Comparison {
   Comparison& operator=(Comparison&&) noexcept;
 
   // Runs and scores the strategies (and the external runs). Deterministic for a seed, whatever the number of
-  // threads; a strategy's runs depend on the seed, the space's name and the strategy's settings only (its
-  // canonical_strategy_text, not its label).
+  // threads; a strategy's runs depend on the seed, the space's name and its settings only (not on its label, nor on
+  // the other strategies). Repeat r of every strategy on a space has the same seed (common random numbers).
   ComparisonReport run(const std::vector<StrategySpec>& strategies, const ExternalRuns& external = {}) const;
 
   const ComparisonOptions& options() const { return options_; }
