@@ -44,7 +44,7 @@ struct Hypertuning::State {
   void say(JobMessageLevel level, const std::string& text) const {
     if (request.on_message) request.on_message(level, text);
   }
-  // A row's full settings: the grid's values and the fixed ones; seeded by the row's label.
+  // A row's full settings: the grid's values and the fixed ones (every row has the same seeds: Comparison::run).
   StrategySpec spec_of(const ScoredSettingRow& row) const {
     StrategySpec spec{row.label, request.strategy, row.settings};
     spec.hyperparameters.insert(spec.hyperparameters.end(), fixed.begin(), fixed.end());
