@@ -16,6 +16,7 @@
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/status.hpp"
+#include "ktune/uniform_sample_stream.hpp"
 #include "ktune/value.hpp"
 
 #include "ktune/tuning/budget.hpp"

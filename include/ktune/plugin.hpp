@@ -13,7 +13,8 @@
 //
 //   c++ -std=c++20 -O2 -fPIC -shared $(pkg-config --cflags ktune) my_strategy.cpp -o my_strategy.so
 //
-// The plug-in calls into the ktune that loads it (SearchSpace, CostFunction, Rng, the strategy toolkit), so it must
+// The plug-in calls into the ktune that loads it (SearchSpace, CostFunction, Rng, the strategy toolkit, the uniform
+// sample stream: a plug-in that opens with it opens with random_sample's draws under compare's seeds), so it must
 // be built against the same ktune version and plug-in ABI; a plug-in built against another one is refused with a
 // message that says so. Registered under the path it was named by; its own name is shown by `ktune strategies
 // --plugin FILE`.
@@ -23,6 +24,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/strategy.hpp"
+#include "ktune/uniform_sample_stream.hpp"
 #include "ktune/version.hpp"
 
 namespace ktune {

@@ -87,8 +87,8 @@ StrategyInfo greedy_ils_info() {
             "evaluations that kicks without a better optimum may cost, as a multiple of what the start (sample and "
             "first climb) cost, before restarting"},
            // start_sample 40 (was 20): RTX 3090 pnpoly, where a start sample of 20 often misses the region of the
-           // optimum and a walk from elsewhere does not reach it, level with random_sample on average over seeds 0-7 (0.13
-           // below at worst), 0.30 above with 40; the same mean on the twelve GPU spaces (docs/strategies.md).
+           // optimum and a walk from elsewhere does not reach it, level with random_sample on average over seeds 0-7
+           // (0.13 below at worst), 0.30 above with 40; the same mean on the twelve GPU spaces (docs/strategies.md).
            constraint_aware_spec(), start_sample_spec(40)},
           [](const Hyperparameters& h) { return std::make_unique<GreedyIls>(h); }};
 }

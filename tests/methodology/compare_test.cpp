@@ -89,9 +89,10 @@ TEST(Compare, EveryStrategyGetsTheSameSeedPerRepeat) {
   ComparisonOptions options;
   options.repeats = 4;
   options.resolution = 200;
-  const auto report = compare(one, {parse_strategy_spec("random_sample"), parse_strategy_spec("greedy_mls:start_sample=5"),
-                                    parse_strategy_spec("auto"), parse_strategy_spec("pso")},
-                              options);
+  const std::vector<StrategySpec> strategies{
+      parse_strategy_spec("random_sample"), parse_strategy_spec("greedy_mls:start_sample=5"),
+      parse_strategy_spec("auto"), parse_strategy_spec("pso")};
+  const auto report = compare(one, strategies, options);
   const auto& on = report.spaces[0].strategies;
   for (std::size_t r = 0; r < 4; ++r) {
     ASSERT_GE(on[1].runs[r].size(), 5u);

@@ -53,7 +53,8 @@ TEST(UniformSampleStream, IsTheSameShuffleInTheDenseAndTheSparseLayout) {
     Rng rng(11), copy(11);
     UniformSampleStream stream(n, rng);
     const auto expected = reference_shuffle(n, 40, copy);
-    for (std::size_t k = 0; k < expected.size(); ++k) EXPECT_EQ(*stream.next(), expected[k]) << "n " << n << ", draw " << k;
+    for (std::size_t k = 0; k < expected.size(); ++k)
+      EXPECT_EQ(*stream.next(), expected[k]) << "n " << n << ", draw " << k;
   }
 }
 
