@@ -43,9 +43,9 @@ class Auto final : public Strategy {
     double evaluations = static_cast<double>(budget.evaluation_limit(space.size()));
     if (budget.time_limit_seconds && space.size() > 0) {
       // The probe: random_sample's first configurations (the stream), whose results the chosen strategy then knows.
-      // The median of their costs on the tuning clock, as the methodology sizes its budgets by the median time: a
-      // mean is dominated by the one slow configuration of a skewed space and would take a small budget for a
-      // large one.
+      // The median of their costs on the tuning clock, as the methodology sizes its budgets by the median time (a
+      // mean, pulled up by one slow configuration of a skewed space, underestimates the budget; on the twelve GPU
+      // spaces the two make the same choices).
       UniformSampleStream probe(space.size(), rng);
       std::vector<double> took;
       for (std::size_t i = 0; i < kProbe; ++i) {
