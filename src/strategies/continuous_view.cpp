@@ -126,8 +126,7 @@ std::vector<double> ContinuousView::best_random_point(CostFunction& cost_functio
 std::vector<double> ContinuousView::random_point(const CostFunction& cost, Rng& rng) {
   constexpr int kTries = 32;
   if (aware_) {
-    if (!starts_) starts_.emplace(space_.size(), rng);
-    if (const auto index = starts_->next_unevaluated(cost)) return point_of(space_.config_at(*index));
+    if (const auto index = starts_.next(space_, cost, rng)) return point_of(space_.config_at(*index));
     return point_of(space_.config_at(fresh_valid_index(space_, cost, rng, kTries)));
   }
   return point_of(fresh_cartesian_config(space_, cost, rng, kTries));

@@ -14,7 +14,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
-#include "ktune/uniform_sample_stream.hpp"
+#include "strategies/unevaluated_sampler.hpp"
 
 namespace ktune::strategies {
 
@@ -47,10 +47,9 @@ class ContinuousView {
   static double cost_of(const Resolved& r, CostFunction& cost);
   // The point of a configuration (value indices).
   std::vector<double> point_of(std::span<const std::uint32_t> config) const;
-  // A restart point: aware, the next unevaluated configuration of a uniform sample stream (taken from rng at the
-  // first call: a strategy whose first draw is its start sample opens with random_sample's draws), a random valid
-  // one once every configuration is evaluated; unaware, a random point of the Cartesian product, not yet evaluated if
-  // one is found cheaply.
+  // A restart point: aware, an unevaluated configuration from the UnevaluatedSampler (a strategy whose first draw is
+  // its start sample opens with random_sample's draws), a random valid one once every configuration is evaluated;
+  // unaware, a random point of the Cartesian product, not yet evaluated if one is found cheaply.
   std::vector<double> random_point(const CostFunction& cost, Rng& rng);
   // The best of `n` restart points, each evaluated (the strategies' robust opening: start_sample_spec). Lets
   // BudgetExhausted pass.
@@ -64,7 +63,7 @@ class ContinuousView {
   double epsilon_;
   std::vector<std::size_t> params_;  // coordinate k is parameter params_[k]
   std::vector<double> lower_, upper_;
-  std::optional<UniformSampleStream> starts_;  // aware restart points
+  UnevaluatedSampler starts_;  // aware restart points
   struct RepairCandidates {
     Config config;                     // the invalid configuration
     std::vector<std::size_t> indices;  // its neighbours by the first non-empty method

@@ -22,9 +22,7 @@ NeighbourMethod neighbour_method(const Hyperparameters& h) {
 }
 
 LocalMoves::LocalMoves(const SearchSpace& space, CostFunction& cost, Rng& rng, NeighbourMethod method, bool aware)
-    : space_(space), cost_(cost), rng_(rng), method_(method), aware_(aware) {
-  if (aware_) starts_.emplace(space_.size(), rng_);
-}
+    : space_(space), cost_(cost), rng_(rng), method_(method), aware_(aware) {}
 
 double LocalMoves::evaluate(const Config& config) {
   if (aware_) {
@@ -43,8 +41,11 @@ bool LocalMoves::known(const Config& config) const {
 std::optional<Config> LocalMoves::fresh_start() {
   const std::size_t n = space_.size();
   if (n == 0) return std::nullopt;
-  if (aware_)
-    if (const auto index = starts_->next_unevaluated(cost_)) return space_.config_at(*index);
+  if (aware_) {
+    const auto index = starts_.next(space_, cost_, rng_);
+    if (!index) return std::nullopt;  // every valid configuration has been evaluated
+    return space_.config_at(*index);
+  }
   // The first unevaluated index from a random offset on: known-ness only grows, so the cursor never rewinds and the
   // scan costs O(size) over the whole run (in practice it stops at once until nearly everything is evaluated).
   if (scanned_ == 0 && !scan_started_) {
@@ -54,7 +55,6 @@ std::optional<Config> LocalMoves::fresh_start() {
   while (scanned_ < n && cost_.known((scan_cursor_ + scanned_) % n)) ++scanned_;
   if (scanned_ == n) return std::nullopt;  // every valid configuration has been evaluated
   const std::size_t unevaluated = (scan_cursor_ + scanned_) % n;
-  if (aware_) return space_.config_at(unevaluated);  // the stream has run dry: one drawn was never evaluated
   // Unaware restarts may start anywhere in the Cartesian product, but one of them must evaluate something new
   // before the next may start at a penalised point again (or the run could loop on free requests).
   const bool progressed = cost_.evaluations() != evaluations_at_last_start_;

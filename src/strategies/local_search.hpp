@@ -11,7 +11,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
-#include "ktune/uniform_sample_stream.hpp"
+#include "strategies/unevaluated_sampler.hpp"
 
 namespace ktune::strategies {
 
@@ -41,7 +41,7 @@ class LocalMoves {
   // Whether evaluating `config` would be free (known, or invalid in unaware mode).
   bool known(const Config& config) const;
 
-  // A restart point: aware, the next unevaluated configuration of a uniform sample stream (nullopt when every one is
+  // A restart point: aware, an unevaluated configuration from the UnevaluatedSampler (nullopt when every one is
   // evaluated), so that a start sample is random_sample's first draws; unaware, a random Cartesian point, preferring
   // one that is invalid or not evaluated.
   std::optional<Config> fresh_start();
@@ -64,8 +64,8 @@ class LocalMoves {
   Rng& rng_;
   NeighbourMethod method_;
   bool aware_;
-  std::optional<UniformSampleStream> starts_;  // aware only: taken from rng at construction, before anything else
-  std::size_t scan_cursor_ = 0;  // known-ness only grows, so the fallback scan for unevaluated indices never rewinds
+  UnevaluatedSampler starts_;    // aware restart points
+  std::size_t scan_cursor_ = 0;  // unaware: known-ness only grows, so the scan for unevaluated indices never rewinds
   std::size_t scanned_ = 0;
   bool scan_started_ = false;
   std::uint64_t evaluations_at_last_start_ = ~std::uint64_t{0};

@@ -14,23 +14,9 @@
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
-#include "ktune/uniform_sample_stream.hpp"
+#include "strategies/unevaluated_sampler.hpp"
 
 namespace ktune::strategies {
-
-// Uniformly random valid configurations that have no result yet: the unevaluated draws of a uniform sample stream,
-// taken from rng at the first call (an opening drawn first is random_sample's first draws), then, should the stream
-// run dry while some drawn configurations were never evaluated, an explicit list of what is left (built once).
-class UnevaluatedSampler {
- public:
-  // std::nullopt when every configuration has been evaluated.
-  std::optional<std::size_t> next(const SearchSpace& space, const CostFunction& cost, Rng& rng);
-
- private:
-  std::optional<UniformSampleStream> stream_;
-  bool listed_ = false;
-  std::vector<std::uint32_t> remaining_;
-};
 
 // A cost as the generated algorithms compare them: failures (+inf) and invalid requests count as the largest finite
 // value, as Kernel Tuner's float max, so differences stay ordered instead of becoming NaN.

@@ -1,0 +1,29 @@
+#pragma once
+// Uniformly random valid configurations that have no result yet, for openings and restarts that should explore: the
+// unevaluated draws of a uniform sample stream, taken from rng at the first call (an opening drawn first is
+// random_sample's first draws), then, should the stream run dry while some drawn configurations were never
+// evaluated, an explicit list of what is left (built once).
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ktune/rng.hpp"
+#include "ktune/search_space.hpp"
+#include "ktune/tuning/cost_function.hpp"
+#include "ktune/uniform_sample_stream.hpp"
+
+namespace ktune::strategies {
+
+class UnevaluatedSampler {
+ public:
+  // std::nullopt when every configuration has been evaluated.
+  std::optional<std::size_t> next(const SearchSpace& space, const CostFunction& cost, Rng& rng);
+
+ private:
+  std::optional<UniformSampleStream> stream_;
+  bool listed_ = false;
+  std::vector<std::uint32_t> remaining_;
+};
+
+}  // namespace ktune::strategies
