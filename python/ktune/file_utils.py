@@ -5,11 +5,12 @@ import platform
 import sys
 
 from ktune import _ktune
+from ktune.live import path_argument
 
 
 def filename_ensure_json_extension(filename):
     """The name with ``.json`` appended unless it ends with it, as Kernel Tuner names its output files."""
-    filename = os.fspath(filename)
+    filename = path_argument(filename, "the file name")
     return filename if filename.endswith(".json") else filename + ".json"
 
 

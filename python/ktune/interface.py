@@ -23,6 +23,58 @@ _HIGHER_IS_BETTER = {
 # strategy_options keys that are neither the budget nor a strategy's hyperparameters (Kernel Tuner's own).
 _IGNORED_OPTIONS = ("x0", "searchspace_construction_options")
 
+_INT64 = (-2**63, 2**63 - 1)
+
+
+def _integer(value, what, low, high):
+    """An integer argument in [low, high] (numpy integers too), or TypeError/ValueError naming it."""
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an integer, not {value!r}")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, not {value!r}") from None
+    if not low <= value <= high:
+        raise ValueError(f"{what} must be an integer from {low} to {high}, not {value}")
+    return value
+
+
+def _check_tune_params(tune_params):
+    """tune_params as the job takes them: a dict of name -> non-empty list of values (numbers, bools, strings); an
+    integer must fit in 64 bits, as the job holds it."""
+    if not isinstance(tune_params, dict) or not tune_params:
+        raise ValueError("tune_params must be a non-empty dict of parameter name -> list of values")
+    for name, values in tune_params.items():
+        if not isinstance(name, str):
+            raise TypeError(f"tune_params: parameter name {name!r} is not a str")
+        if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"tune_params['{name}'] must be a list of values, not {type(values).__name__}")
+        values = list(values)
+        if not values:
+            raise ValueError(f"tune_params['{name}'] has no values: nothing could be tuned")
+        for value in values:
+            if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+                value = value.item()  # numpy scalars
+            if isinstance(value, numbers.Integral) and not isinstance(value, bool) and \
+                    not _INT64[0] <= value <= _INT64[1]:
+                raise ValueError(f"tune_params['{name}'] holds {value}, which does not fit in 64 bits (integers from "
+                                 "-2**63 to 2**63-1 can be tuned)")
+
+
+def _refuse_an_empty_space(out, restrictions, tune_params, source):
+    """A run whose restrictions leave no configuration: ValueError naming them (Kernel Tuner cannot tune it either)."""
+    if out["env"]["search_space_size"] != 0:
+        return
+    if tune_params is not None and restrictions is not None:
+        combinations = math.prod(len(list(v)) for v in tune_params.values())
+        raise ValueError(f"the restrictions exclude every one of the {combinations} configurations of tune_params "
+                         f"({source}): nothing to tune")
+    if restrictions is not None or tune_params is not None:
+        given = "restrictions" if tune_params is None else "tune_params" if restrictions is None else \
+            "restrictions and tune_params"
+        raise ValueError(f"the {given} exclude every configuration of {source}: nothing to tune")
+    raise ValueError(f"{source} has no configuration to tune")
+
 
 def _objectives(objective, objective_higher_is_better, objectives):
     """Kernel Tuner's three ways of naming objectives, as ``NAME:min|max`` texts for the job."""
@@ -135,6 +187,8 @@ def _strategy_settings(strategy, strategy_options, seed=None):
     time_limit = options.pop("time_limit", None)
     if max_fevals is not None and (not isinstance(max_fevals, numbers.Integral) or max_fevals < 1):
         raise ValueError(f"strategy_options['max_fevals'] must be a positive integer, not {max_fevals!r}")
+    if max_fevals is not None:
+        max_fevals = min(int(max_fevals), 2**64 - 1)  # more than any space holds: no limit
     if time_limit is not None and (not isinstance(time_limit, numbers.Real) or not time_limit > 0
                                    or not math.isfinite(time_limit)):
         raise ValueError(f"strategy_options['time_limit'] must be a positive number of seconds, not {time_limit!r}")
@@ -142,8 +196,12 @@ def _strategy_settings(strategy, strategy_options, seed=None):
         strategy = _ktune.default_strategy(max_fevals, time_limit)
     strategy, strategy_object = _strategy_object(strategy)
     option_seed = options.pop("seed", None)
-    if seed is None:
-        seed = option_seed if option_seed is not None else 0
+    if seed is not None:
+        seed = _integer(seed, "seed", 0, 2**64 - 1)
+    elif option_seed is not None:
+        seed = _integer(option_seed, "strategy_options['seed']", 0, 2**64 - 1)
+    else:
+        seed = 0
     known = set() if strategy_object is not None else set(_ktune.strategy_hyperparameters(strategy))
     settings = []
     for key, value in options.items():
@@ -161,7 +219,9 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
               objectives, seed, verbose, quiet, metrics):
     if cache is None:
         raise ValueError("simulation_mode needs a cache file (cache=...) to replay")
-    path = os.fspath(cache)
+    path = live.path_argument(cache, "cache")
+    if tune_params is not None:
+        _check_tune_params(tune_params)
     if not os.path.exists(path) and os.path.exists(path + ".json"):
         path += ".json"  # Kernel Tuner appends .json to a cache name without it
     strategy, settings, max_fevals, time_limit, seed, strategy_object = \
@@ -171,6 +231,7 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     texts, keep = _restrictions(restrictions, tune_params)
     out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep, seed,
                           None, strategy_object)
+    _refuse_an_empty_space(out, restrictions, tune_params, path)
     return _finish(out, computed, objective_names, verbose, quiet, live_run=False)
 
 
@@ -235,8 +296,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
                          objective_higher_is_better, objectives, seed, verbose, quiet, metrics)
     _refuse_unsupported(smem_args=smem_args, cmem_args=cmem_args, texmem_args=texmem_args)
-    if not isinstance(tune_params, dict) or not tune_params:
-        raise ValueError("tune_params must be a non-empty dict of parameter name -> list of values")
+    _check_tune_params(tune_params)
     for forbidden in ("grid_size_x", "grid_size_y", "grid_size_z", "time"):
         if forbidden in tune_params:
             raise ValueError(f"'{forbidden}' cannot be a tunable parameter (Kernel Tuner reserves the name)")
@@ -251,7 +311,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     texts, keep = _restrictions(restrictions, None)
     cache_path = ""
     if cache is not None:
-        cache_path = os.fspath(cache)
+        cache_path = live.path_argument(cache, "cache")
         if not cache_path.endswith(".json"):
             cache_path += ".json"  # as Kernel Tuner names its cache files
     device_list, all_devices = _devices(devices)
@@ -259,7 +319,9 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     out = _ktune.tune_live(kernel_name, [(k, list(v)) for k, v in tune_params.items()], kernel,
                            live.output_check(arguments, answer, atol, verify, output_observers), cache_path, True,
                            strategy, settings, max_fevals, time_limit, objective_texts, texts, keep, seed, printer,
-                           strategy_object, int(compile_workers), device_list, all_devices, int(pending))
+                           strategy_object, _integer(compile_workers, "compile_workers", 0, 2**16), device_list,
+                           all_devices, _integer(pending, "pending", 0, 2**16))
+    _refuse_an_empty_space(out, restrictions, tune_params, f"kernel {kernel_name}")
     return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
 
 
@@ -290,6 +352,15 @@ def _refuse_unsupported(**options):
 def _kernel(kernel_name, kernel_source, problem_size, arguments, grid_div_x, grid_div_y, grid_div_z, lang, device,
             platform, compiler, compiler_options, defines, iterations, block_size_names):
     """The kernel as the native job takes it (``_ktune.tune_live`` and ``run_kernel``)."""
+    if not isinstance(kernel_name, str) or not kernel_name:
+        raise TypeError(f"kernel_name must be the name of the kernel function (a non-empty str), not {kernel_name!r}")
+    if compiler_options is not None and (isinstance(compiler_options, (str, bytes))
+                                         or not isinstance(compiler_options, (list, tuple))
+                                         or not all(isinstance(o, str) for o in compiler_options)):
+        raise TypeError(f"compiler_options must be a list of strings, one per option (['-O3', '-fopenmp']), not "
+                        f"{compiler_options!r}")
+    if compiler is not None and not isinstance(compiler, str):
+        raise TypeError(f"compiler must be the compiler's name or path (a str), not {compiler!r}")
     source = live.kernel_source(kernel_source, kernel_name, lang)
     names = live.block_size_names(block_size_names)
     backend = live.backend(lang, source["code"])
@@ -303,7 +374,9 @@ def _kernel(kernel_name, kernel_source, problem_size, arguments, grid_div_x, gri
         "problem_size": live.problem_size(problem_size), "block_size_names": names,
         "grid_div": [live.grid_div(grid_div_x, names[0]), live.grid_div(grid_div_y, names[1]),
                      live.grid_div(grid_div_z, names[2])],
-        "iterations": int(iterations), "device": int(device), "platform": int(platform), "metrics": [],
+        "iterations": _integer(iterations, "iterations", 1, 2**31 - 1),
+        "device": _integer(device, "device", 0, 2**31 - 1), "platform": _integer(platform, "platform", 0, 2**31 - 1),
+        "metrics": [],
         "arguments": live.arguments(arguments),
     }
 
@@ -395,7 +468,7 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
     file's KernelSpecification.SimulationInput) with ``simulation_mode``. The file's Search (strategy and its
     attributes) and Budget (ConfigurationCount, TuningDuration) apply unless given here. Returns
     ``(T4 metadata, T4 results)`` as dicts with ``output_T4``, else ``(results, env)``."""
-    path = os.fspath(input_filepath)
+    path = live.path_argument(input_filepath, "input_filepath")
     with open(path, encoding="utf-8") as f:
         document = json.load(f)
     options = dict(strategy_options or {})
@@ -418,13 +491,14 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, None)
     simulate_path = ""
     if simulation_mode:
-        simulate_path = os.fspath(cache_filepath) if cache_filepath is not None else \
+        simulate_path = live.path_argument(cache_filepath, "cache_filepath") if cache_filepath is not None else \
             (document.get("KernelSpecification") or {}).get("SimulationInput", "")
         if not simulate_path:
             raise ValueError("simulation_mode needs cache_filepath or a KernelSpecification.SimulationInput")
         if not os.path.isabs(simulate_path) and not os.path.exists(simulate_path):
             simulate_path = os.path.join(os.path.dirname(path), simulate_path)
-    cache_path = "" if simulation_mode or cache_filepath is None else os.fspath(cache_filepath)
+    cache_path = "" if simulation_mode or cache_filepath is None else live.path_argument(cache_filepath,
+                                                                                          "cache_filepath")
     out = _ktune.tune_files(path, simulate_path, cache_path, int(iterations),
                             None if device is None else int(device), strategy, settings, max_fevals, time_limit,
                             objective_texts, seed)

@@ -12,8 +12,35 @@ _LANGUAGES = {"opencl": "opencl", "c": "cpp", "c++": "cpp", "cuda": "cuda", "cup
 _DEFAULT_BLOCK_SIZE_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
 
 
-def _looks_like_a_file_name(text):
-    return len(text) <= 250 and not any(c in text for c in "();{}\\\n") and os.path.isfile(text)
+def path_argument(value, what):
+    """A file name argument (a str or an os.PathLike) as a str. A NUL byte is refused: the library would read the
+    name only up to it, and use another file."""
+    try:
+        path = os.fspath(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a file name (a str or a Path), not {type(value).__name__}") from None
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if "\0" in path:
+        raise ValueError(f"{what} {path!r} contains a NUL byte")
+    return path
+
+
+def _is_code(text):
+    """Whether a kernel_source text is code rather than a file name: code has a line break or one of ``(){};``,
+    which no kernel can do without (Kernel Tuner's looks_like_a_filename tests these characters too)."""
+    return "\n" in text or any(c in text for c in "();{}")
+
+
+def _read_kernel_file(path, include_dirs, what):
+    if not os.path.isfile(path):
+        why = "is a folder" if os.path.isdir(path) else "does not exist"
+        raise FileNotFoundError(f"{what} {path!r} looks like a file name, but it {why} (relative names are found from "
+                                f"{os.getcwd()}); give the kernel's code or an existing file")
+    with open(path, encoding="utf-8") as f:
+        folder = os.path.dirname(os.path.abspath(path))
+        return {"code": f.read(), "file": path, "generate_code": None,
+                "include_dirs": [folder] + [d for d in include_dirs if d != folder]}
 
 
 def kernel_source(kernel_source, kernel_name, lang):
@@ -26,15 +53,18 @@ def kernel_source(kernel_source, kernel_name, lang):
         if not kernel_source:
             raise ValueError("kernel_source is an empty list")
         for extra in kernel_source[1:]:
-            extra = os.fspath(extra)
+            extra = path_argument(extra, "auxiliary kernel file")
             if not os.path.isfile(extra):
                 raise ValueError(f"auxiliary kernel file {extra!r} does not exist")
             folder = os.path.dirname(os.path.abspath(extra))
             if folder not in include_dirs:
                 include_dirs.append(folder)
+        if not callable(kernel_source[0]):  # a list names files: the first holds the kernel
+            return _read_kernel_file(path_argument(kernel_source[0], "kernel_source[0]"), include_dirs,
+                                     "kernel_source[0]")
         kernel_source = kernel_source[0]
     if isinstance(kernel_source, os.PathLike):
-        kernel_source = os.fspath(kernel_source)
+        return _read_kernel_file(path_argument(kernel_source, "kernel_source"), include_dirs, "kernel_source")
     if callable(kernel_source):
         if lang is None:
             raise ValueError("kernel_source is a code generator: give lang (it cannot be guessed from code that does "
@@ -45,11 +75,13 @@ def kernel_source(kernel_source, kernel_name, lang):
     if not isinstance(kernel_source, str):
         raise TypeError(f"kernel_source must be code, a file name, a list of file names or a callable, not "
                         f"{type(kernel_source).__name__}")
-    if _looks_like_a_file_name(kernel_source):
-        with open(kernel_source, encoding="utf-8") as f:
-            folder = os.path.dirname(os.path.abspath(kernel_source))
-            return {"code": f.read(), "file": kernel_source, "generate_code": None,
-                    "include_dirs": [folder] + [d for d in include_dirs if d != folder]}
+    if not kernel_source.strip():
+        raise ValueError("kernel_source is empty: give the kernel's code or the name of its file")
+    single_line = "\n" not in kernel_source and "\0" not in kernel_source
+    if (single_line and os.path.isfile(kernel_source)) or not _is_code(kernel_source):
+        return _read_kernel_file(path_argument(kernel_source, "kernel_source"), include_dirs, "kernel_source")
+    if "\0" in kernel_source:
+        raise ValueError("kernel_source contains a NUL byte")
     return {"code": kernel_source, "file": f"<kernel_source of {kernel_name}>", "generate_code": None,
             "include_dirs": include_dirs}
 
@@ -139,6 +171,10 @@ def _element_type(dtype, what):
 
 def arguments(args):
     """The kernel's arguments: numpy arrays (copied once, as bytes) and numpy scalars (by value)."""
+    if not isinstance(args, (list, tuple)):
+        hint = " (one array argument is given as [array])" if isinstance(args, numpy.ndarray) else ""
+        raise TypeError(f"arguments must be a list of the kernel's arguments (numpy arrays and numpy scalars), not a "
+                        f"{type(args).__module__}.{type(args).__name__}{hint}")
     out = []
     for i, a in enumerate(args):
         name = f"arg{i + 1}"  # 1-based, as positions are everywhere in messages
@@ -193,10 +229,23 @@ def output_check(args, answer, atol, verify, output_observers=()):
 
     def check(after):
         results = outputs_as_arrays(args, after)
-        for observer in output_observers:
-            observer.process_output(answer, results)
+        for observer in output_observers:  # an observer that raises costs the configuration, as BenchmarkObservers
+            try:
+                observer.process_output(answer, results)
+            except Exception as e:
+                return f"{type(observer).__name__}.process_output raised {type(e).__name__}: {e}"
         if verify is not None:
-            return "" if _call_verify(verify, answer, results, atol) else "the verify function rejected the output"
+            # What verify raises ends the run and is raised by tune_kernel (as in Kernel Tuner): a verify function
+            # that raises is a broken check, not a wrong result.
+            try:
+                correct = _call_verify(verify, answer, results, atol)
+            except Exception as e:
+                if hasattr(e, "add_note"):
+                    e.add_note(f"raised by tune_kernel's verify function ({getattr(verify, '__name__', verify)!s}); "
+                               "tuning stopped (the configuration being checked has no result; the cache keeps the "
+                               "others)")
+                raise
+            return "" if correct else "the verify function rejected the output"
         for i, expected in enumerate(answer):
             if expected is None:
                 continue

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <csignal>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <set>
 #include <memory>
@@ -110,13 +112,72 @@ std::vector<std::string> parameter_names(const Problem& problem) {
   return names;
 }
 
-// Calls a kept Python callable from a job (no GIL held): Python's exception becomes std::runtime_error with its
-// message, formatted while the GIL is held.
+// What Python code called back by a job raised that must end the job and reach the caller as itself: a
+// KeyboardInterrupt or SystemExit out of any callback (a Ctrl-C that lands while Python code runs is raised there),
+// and whatever the verify function raises. The first one is kept and a stop is requested: the job ends as after a
+// Ctrl-C (the configuration in flight gets no result, what was measured is recorded and written), then run_job
+// raises the kept exception. Also collects what callable metrics raised (their value is NaN), for one warning each.
+// Every member is called with the GIL held.
+class PythonErrors {
+ public:
+  // A KeyboardInterrupt, SystemExit or GeneratorExit: a BaseException that is not an Exception.
+  static bool ends_the_run(const py::error_already_set& e) { return !e.matches(PyExc_Exception); }
+
+  // Keeps `e` (unless one is kept already) and asks the job to stop.
+  void keep(const py::error_already_set& e) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_.emplace(e);
+    }
+    request_stop(SIGINT);
+  }
+  // Keeps `e` and abandons the evaluation in flight (the library records nothing for it).
+  [[noreturn]] void stop_with(const py::error_already_set& e) {
+    keep(e);
+    throw Interrupted();
+  }
+  // Raises the kept exception, if any, as itself (the stop it requested is withdrawn).
+  void raise_kept() {
+    std::optional<py::error_already_set> e;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      e.swap(error_);
+    }
+    if (!e) return;
+    clear_stop_request();
+    throw py::error_already_set(std::move(*e));
+  }
+
+  void metric_failed(const std::string& metric, const std::string& configuration, const std::string& error) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& [count, first] = metric_failures_[metric];
+    if (count++ == 0) first = configuration + ": " + error;
+  }
+  // One warning per callable metric that raised.
+  std::vector<std::string> metric_warnings() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& [metric, failures] : metric_failures_)
+      out.push_back("metric '" + metric + "' raised for " + std::to_string(failures.first) + " configuration" +
+                    (failures.first == 1 ? "" : "s") + ", whose value of it is nan (first: " + failures.second + ")");
+    return out;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::optional<py::error_already_set> error_;
+  std::map<std::string, std::pair<std::size_t, std::string>> metric_failures_;
+};
+
+// Calls a kept Python callable from a job (no GIL held): a KeyboardInterrupt or SystemExit ends the run (above);
+// another exception becomes std::runtime_error with its message, formatted while the GIL is held.
 template <class... Args>
-py::object call_python(const std::shared_ptr<py::object>& f, const char* what, Args&&... args) {
+py::object call_python(const std::shared_ptr<py::object>& f, PythonErrors& errors, const char* what,
+                       Args&&... args) {
   try {
     return (*f)(std::forward<Args>(args)...);
   } catch (py::error_already_set& e) {
+    if (PythonErrors::ends_the_run(e)) errors.stop_with(e);
     throw std::runtime_error(std::string(what) + " raised " + e.what());
   }
 }
@@ -125,8 +186,9 @@ py::object call_python(const std::shared_ptr<py::object>& f, const char* what, A
 // hooks called with the GIL at each timed launch; get_results gives the numeric measurements.
 class PythonObserver final : public live::LaunchObserver {
  public:
-  PythonObserver(std::shared_ptr<py::object> observer, std::vector<std::string> names)
-      : observer_(std::move(observer)), names_(std::move(names)) {}
+  PythonObserver(std::shared_ptr<py::object> observer, std::vector<std::string> names,
+                 std::shared_ptr<PythonErrors> errors)
+      : observer_(std::move(observer)), names_(std::move(names)), errors_(std::move(errors)) {}
   void register_device(const live::DeviceInfo& device) override {
     py::gil_scoped_acquire gil;
     py::dict env;
@@ -165,11 +227,13 @@ class PythonObserver final : public live::LaunchObserver {
     try {
       return observer_->attr(name)(std::forward<Args>(args)...);
     } catch (py::error_already_set& e) {
+      if (PythonErrors::ends_the_run(e)) errors_->stop_with(e);
       throw std::runtime_error(std::string(py::str(observer_->attr("name"))) + "." + name + " raised " + e.what());
     }
   }
   std::shared_ptr<py::object> observer_;
   std::vector<std::string> names_;
+  std::shared_ptr<PythonErrors> errors_;
 };
 
 // Kernel Tuner's CostFunc as a custom optimiser sees it (OptAlg.__call__(func, searchspace)): called with a
@@ -251,8 +315,10 @@ struct PythonSearchSpace {
 // calls an OptAlg. StopCriterionReached out of it is the budget's end.
 class PythonStrategy final : public Strategy {
  public:
-  PythonStrategy(std::shared_ptr<py::object> optimizer, bool scaling, py::object stop)
-      : optimizer_(std::move(optimizer)), scaling_(scaling), stop_(keep_alive(std::move(stop))) {}
+  PythonStrategy(std::shared_ptr<py::object> optimizer, bool scaling, py::object stop,
+                 std::shared_ptr<PythonErrors> errors)
+      : optimizer_(std::move(optimizer)), scaling_(scaling), stop_(keep_alive(std::move(stop))),
+        errors_(std::move(errors)) {}
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     py::gil_scoped_acquire gil;
     PythonCostFunc func{&space, &cost, &rng, scaling_, *stop_};
@@ -262,6 +328,10 @@ class PythonStrategy final : public Strategy {
                     py::cast(&searchspace, py::return_value_policy::reference));
     } catch (py::error_already_set& e) {
       if (e.matches(*stop_)) throw BudgetExhausted();
+      if (PythonErrors::ends_the_run(e)) {  // the run ends as the budget's end would end it; run_job raises `e`
+        errors_->keep(e);
+        throw BudgetExhausted();
+      }
       throw std::runtime_error(std::string("the strategy raised ") + e.what());
     }
   }
@@ -270,6 +340,7 @@ class PythonStrategy final : public Strategy {
   std::shared_ptr<py::object> optimizer_;
   bool scaling_;
   std::shared_ptr<py::object> stop_;
+  std::shared_ptr<PythonErrors> errors_;
 };
 
 // A record as Kernel Tuner's result dict: the parameters, then the measurements ("time" in ms and "times" for a
@@ -315,13 +386,14 @@ struct CommonArguments {
   py::object strategy_object = py::none();
 };
 
-void apply(const CommonArguments& a, TuneRequest& request) {
+void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr<PythonErrors>& errors) {
   request.strategy = a.strategy;
   request.settings = a.settings;
   if (!a.strategy_object.is_none()) {
     const auto t = a.strategy_object.cast<py::tuple>();
     request.strategy_object =
-        std::make_shared<PythonStrategy>(keep_alive(t[0]), t[1].cast<bool>(), py::reinterpret_borrow<py::object>(t[2]));
+        std::make_shared<PythonStrategy>(keep_alive(t[0]), t[1].cast<bool>(),
+                                         py::reinterpret_borrow<py::object>(t[2]), errors);
   }
   request.budget.max_evaluations = a.max_fevals;
   request.budget.time_limit_seconds = a.time_limit;
@@ -331,10 +403,10 @@ void apply(const CommonArguments& a, TuneRequest& request) {
   if (!a.keep.is_none()) {
     // Called from the job, which runs without the GIL: every call takes it. A Python exception becomes the job's
     // refusal with Python's message, formatted while the GIL is held.
-    request.keep = [keep = keep_alive(a.keep)](const Problem& problem, const std::vector<Value>& values) {
+    request.keep = [keep = keep_alive(a.keep), errors](const Problem& problem, const std::vector<Value>& values) {
       py::gil_scoped_acquire gil;
       const py::dict params = params_dict(parameter_names(problem), values);
-      return static_cast<bool>(py::bool_(call_python(keep, "a restriction", params)));
+      return static_cast<bool>(py::bool_(call_python(keep, *errors, "a restriction", params)));
     };
   }
 }
@@ -344,7 +416,8 @@ void apply(const CommonArguments& a, TuneRequest& request) {
 // if given (the Python layer prints it as Kernel Tuner's logs do).
 class PythonListener final : public TuningListener {
  public:
-  PythonListener(const TuneJob& job, py::object on_result) : job_(job), on_result_(std::move(on_result)) {}
+  PythonListener(const TuneJob& job, py::object on_result, std::shared_ptr<PythonErrors> errors)
+      : job_(job), on_result_(std::move(on_result)), errors_(std::move(errors)) {}
   void on_evaluation(const CostFunction& cost, std::size_t position) override {
     py::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) {
@@ -356,32 +429,41 @@ class PythonListener final : public TuningListener {
     try {
       on_result_.attr("result")(result_dict(job_.space().problem(), job_.evaluator().record(entry.index)));
     } catch (py::error_already_set& e) {
-      PyErr_WarnEx(PyExc_RuntimeWarning, (std::string("printing a result failed: ") + e.what()).c_str(), 1);
+      if (PythonErrors::ends_the_run(e)) errors_->keep(e);  // the result is recorded; the next one is not started
+      else PyErr_WarnEx(PyExc_RuntimeWarning, (std::string("printing a result failed: ") + e.what()).c_str(), 1);
     }
   }
 
  private:
   const TuneJob& job_;
   py::object on_result_;
+  std::shared_ptr<PythonErrors> errors_;
 };
 
-// Runs the job without the GIL and returns {parameters, results, env, best, pareto_front, messages}.
-py::dict run_job(TuneRequest request, py::object on_result) {
+// Runs the job without the GIL and returns {parameters, results, env, best, pareto_front, messages}. What a callback
+// raised that ends the run (PythonErrors) is raised here, once the job has ended, instead of the job's outcome or its
+// error (a JobError made of it).
+py::dict run_job(TuneRequest request, py::object on_result, const std::shared_ptr<PythonErrors>& errors) {
   std::vector<std::string> messages;
   request.on_message = [&messages](JobMessageLevel, const std::string& text) { messages.push_back(text); };
   std::optional<TuneJob> job;
   std::optional<TuneOutcome> outcome;
   std::optional<PythonListener> listener;
-  {
+  try {
     py::gil_scoped_release release;  // Python is only called back through keep_alive'd objects, which take the GIL
     job.emplace(std::move(request));
     {
       py::gil_scoped_acquire gil;
       if (!on_result.is_none()) on_result.attr("started")(job->evaluator().device_name());
-      listener.emplace(*job, std::move(on_result));
+      listener.emplace(*job, std::move(on_result), errors);
     }
     outcome.emplace(job->run({&*listener}));
+  } catch (...) {
+    errors->raise_kept();
+    throw;
   }
+  errors->raise_kept();
+  for (const auto& warning : errors->metric_warnings()) messages.push_back(warning);
   const bool interrupted = outcome->result.stop_reason == StopReason::interrupted;
   if (interrupted) clear_stop_request();  // the next run in this interpreter starts afresh
   const Problem& problem = job->space().problem();
@@ -431,8 +513,9 @@ py::dict simulate(std::string cache_path, std::vector<std::string> derived, cons
   TuneRequest request;
   request.simulate_path = std::move(cache_path);
   request.derived = std::move(derived);
-  apply(common, request);
-  return run_job(std::move(request), common.on_result);
+  const auto errors = std::make_shared<PythonErrors>();
+  apply(common, request, errors);
+  return run_job(std::move(request), common.on_result, errors);
 }
 
 std::vector<std::string> strings(const py::handle& list) {
@@ -445,7 +528,8 @@ std::vector<std::string> strings(const py::handle& list) {
 // (python/ktune/live.py): `verify`, if not None, gets the arguments after a run (bytes for arrays, None for scalars)
 // and returns "" when the output is right, else why not. Callables (code generator, defines, metrics, observers) are
 // called back with the GIL.
-live::KernelSpecification kernel_specification(const py::dict& kernel, const Problem& problem, py::object verify) {
+live::KernelSpecification kernel_specification(const py::dict& kernel, const Problem& problem, py::object verify,
+                                               const std::shared_ptr<PythonErrors>& errors) {
   const std::vector<std::string> names = parameter_names(problem);
   live::KernelSpecification spec;
   spec.backend = kernel["backend"].cast<std::string>();
@@ -464,16 +548,17 @@ live::KernelSpecification kernel_specification(const py::dict& kernel, const Pro
   spec.backend_options.compiler = kernel["compiler"].cast<std::string>();
   spec.backend_options.time_from_return = kernel.contains("time_from_return") && kernel["time_from_return"].cast<bool>();
   if (kernel.contains("generate_code") && !kernel["generate_code"].is_none()) {
-    spec.generate_code = [f = keep_alive(kernel["generate_code"]), names](std::span<const Value> config) {
+    spec.generate_code = [f = keep_alive(kernel["generate_code"]), names, errors](std::span<const Value> config) {
       py::gil_scoped_acquire gil;
-      return py::str(call_python(f, "the kernel_source generator", params_dict(names, config))).cast<std::string>();
+      return py::str(call_python(f, *errors, "the kernel_source generator", params_dict(names, config)))
+          .cast<std::string>();
     };
   }
   if (kernel.contains("defines") && !kernel["defines"].is_none()) {
-    spec.generate_defines = [f = keep_alive(kernel["defines"]), names](std::span<const Value> config) {
+    spec.generate_defines = [f = keep_alive(kernel["defines"]), names, errors](std::span<const Value> config) {
       py::gil_scoped_acquire gil;
       live::Defines defines;
-      for (const py::handle pair : call_python(f, "defines", params_dict(names, config))) {
+      for (const py::handle pair : call_python(f, *errors, "defines", params_dict(names, config))) {
         const auto t = pair.cast<py::tuple>();
         defines.emplace_back(py::str(t[0]).cast<std::string>(), py::str(t[1]).cast<std::string>());
       }
@@ -486,17 +571,29 @@ live::KernelSpecification kernel_specification(const py::dict& kernel, const Pro
     if (py::isinstance<py::str>(pair[1])) {
       metric.expression = pair[1].cast<std::string>();
     } else {  // Kernel Tuner's callable metric: a dict of the parameters and the measurements so far
-      metric.code = [f = keep_alive(py::reinterpret_borrow<py::object>(pair[1])), names, name = metric.name](
+      // What it raises or a value that is no number makes its value NaN, and a warning after the run.
+      metric.code = [f = keep_alive(py::reinterpret_borrow<py::object>(pair[1])), names, name = metric.name, errors](
                         std::span<const Value> config, const live::MeasurementMap& measured) {
         py::gil_scoped_acquire gil;
         py::dict p = params_dict(names, config);
         for (const auto& [key, value] : measured) p[py::str(key)] = value;
-        const py::object v = call_python(f, ("metric '" + name + "'").c_str(), p);
+        std::string failure;
         try {
-          return v.cast<double>();
-        } catch (const py::cast_error&) {
-          throw std::runtime_error("returned " + std::string(py::repr(v)) + ", not a number");
+          const py::object v = (*f)(p);
+          try {
+            return v.cast<double>();
+          } catch (const py::cast_error&) {
+            failure = "returned " + std::string(py::repr(v)) + ", not a number";
+          }
+        } catch (py::error_already_set& e) {
+          if (PythonErrors::ends_the_run(e)) errors->stop_with(e);
+          failure = std::string("raised ") + e.what();
         }
+        std::string configuration;
+        for (std::size_t i = 0; i < config.size() && i < names.size(); ++i)
+          configuration += (i ? ", " : "") + names[i] + "=" + config[i].repr();
+        errors->metric_failed(name, configuration, failure);
+        throw std::runtime_error(failure);
       };
     }
     spec.metrics.push_back(std::move(metric));
@@ -504,7 +601,7 @@ live::KernelSpecification kernel_specification(const py::dict& kernel, const Pro
   if (kernel.contains("observers"))
     for (const py::handle o : kernel["observers"])
       spec.launch_observers.push_back(
-          std::make_shared<PythonObserver>(keep_alive(py::reinterpret_borrow<py::object>(o)), names));
+          std::make_shared<PythonObserver>(keep_alive(py::reinterpret_borrow<py::object>(o)), names, errors));
   for (const py::handle a : kernel["arguments"]) {
     const auto d = a.cast<py::dict>();
     live::ArgumentSpecification arg;
@@ -531,7 +628,10 @@ live::KernelSpecification kernel_specification(const py::dict& kernel, const Pro
   }
   if (!verify.is_none()) {
     spec.verification.kind = live::Verification::Kind::callback;
-    spec.verification.callback = [verify = keep_alive(std::move(verify))](std::span<const live::KernelArgument> after) {
+    // What the check raises ends the run and is raised by tune_kernel (a verify function that raises is a broken
+    // script, as in Kernel Tuner, not a wrong result); OutputObservers' failures come back as a wrong result.
+    spec.verification.callback = [verify = keep_alive(std::move(verify)),
+                                  errors](std::span<const live::KernelArgument> after) {
       py::gil_scoped_acquire gil;
       py::list outputs;
       for (const auto& arg : after) {
@@ -541,7 +641,7 @@ live::KernelSpecification kernel_specification(const py::dict& kernel, const Pro
       try {
         return (*verify)(outputs).cast<std::string>();
       } catch (py::error_already_set& e) {
-        return std::string("verification raised ") + e.what();
+        errors->stop_with(e);
       }
     };
   }
@@ -561,8 +661,9 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
                    const std::string& cache_path, bool isolate, const CommonArguments& common,
                    std::size_t compile_workers, std::vector<int> devices, bool all_devices, std::size_t pending) {
   TuneRequest request;
+  const auto errors = std::make_shared<PythonErrors>();
   const Problem& problem = request.problem.emplace(live_problem(name, tune_params, kernel));
-  request.kernel.emplace(kernel_specification(kernel, problem, std::move(verify)));
+  request.kernel.emplace(kernel_specification(kernel, problem, std::move(verify), errors));
   if (kernel.contains("native_observers")) request.live.observers = strings(kernel["native_observers"]);
   request.cache_path = cache_path;
   request.live.isolate = isolate;
@@ -570,8 +671,8 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
   request.live.devices = std::move(devices);
   request.live.all_devices = all_devices;
   request.pending_evaluations = pending;
-  apply(common, request);
-  return run_job(std::move(request), common.on_result);
+  apply(common, request, errors);
+  return run_job(std::move(request), common.on_result, errors);
 }
 
 // Kernel Tuner's run_kernel: one configuration (`params`: [(name, value)]) run once; every argument after the run,
@@ -583,11 +684,12 @@ py::list run_kernel(const std::string& name, const py::list& params, const py::d
     tune_params.append(py::make_tuple(pair[0], py::make_tuple(pair[1])));
   }
   const Problem problem = live_problem(name, tune_params, kernel);
-  const live::KernelSpecification spec = kernel_specification(kernel, problem, py::none());
+  const auto errors = std::make_shared<PythonErrors>();
+  const live::KernelSpecification spec = kernel_specification(kernel, problem, py::none(), errors);
   std::vector<Value> config;
   for (const auto& p : problem.parameters) config.push_back(p.values.at(0));
   std::vector<live::KernelArgument> after;
-  {
+  try {
     py::gil_scoped_release release;
     try {
       after = live::run_kernel(spec, problem, config);
@@ -598,6 +700,9 @@ py::list run_kernel(const std::string& name, const py::list& params, const py::d
     } catch (const std::runtime_error& e) {
       throw JobError(JobError::Kind::input, e.what());
     }
+  } catch (...) {
+    errors->raise_kept();  // a KeyboardInterrupt or SystemExit in the code generator or defines
+    throw;
   }
   py::list out;
   for (const auto& arg : after) {
@@ -676,8 +781,9 @@ py::dict tune_files(std::string problem_path, std::string simulate_path, std::st
   request.cache_path = std::move(cache_path);
   request.live.iterations = iterations;
   request.live.device = device;
-  apply(common, request);
-  return run_job(std::move(request), common.on_result);
+  const auto errors = std::make_shared<PythonErrors>();
+  apply(common, request, errors);
+  return run_job(std::move(request), common.on_result, errors);
 }
 
 }  // namespace

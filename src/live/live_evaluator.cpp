@@ -74,7 +74,9 @@ const KernelSpecification& validated(const KernelSpecification& spec, const Prob
 }
 
 // Kernel Tuner's benchmark loop as the caller's observers see it. What an observer throws is kept (the first
-// message): the configuration then fails with it, and the launches go on undisturbed.
+// message): the configuration then fails with it, and the launches go on undisturbed. An observer that throws
+// Interrupted (the caller's code was interrupted) is not called again; the evaluation is abandoned once the launch
+// has returned (interrupted()), never from inside the worker's round trip.
 class ObserverCalls final : public detail::LaunchEvents {
  public:
   explicit ObserverCalls(const std::vector<std::shared_ptr<LaunchObserver>>& observers) : observers_(observers) {}
@@ -93,14 +95,20 @@ class ObserverCalls final : public detail::LaunchEvents {
   template <class F>
   void each(F&& call) {
     for (const auto& o : observers_) {
+      if (interrupted_) return;
       try {
         call(*o);
+      } catch (const Interrupted&) {
+        interrupted_ = true;
       } catch (const std::exception& e) {
         if (error_.empty()) error_ = e.what();
       }
     }
   }
   const std::string& error() const { return error_; }
+  void throw_if_interrupted() const {
+    if (interrupted_) throw Interrupted();
+  }
 
  private:
   void finish_launch() {
@@ -110,6 +118,7 @@ class ObserverCalls final : public detail::LaunchEvents {
   }
   const std::vector<std::shared_ptr<LaunchObserver>>& observers_;
   bool in_flight_ = false;
+  bool interrupted_ = false;
   std::string error_;
 };
 
@@ -311,6 +320,8 @@ void LiveEvaluator::top_up_compiles() {
       request.kernel_name = plan.kernel_name;
       request.defines = std::move(plan.defines);
       request.geometry = plan.geometry;
+    } catch (const Interrupted&) {
+      return;  // the caller's code was interrupted: the run stops, nothing more is compiled ahead
     } catch (const std::exception&) {
       p.upcoming.pop_front();
       continue;
@@ -419,6 +430,8 @@ void LiveEvaluator::run_reference_configuration() {
   detail::RunRequest request;
   try {
     request.code = apply_caller_code(spec_, config, plan);
+  } catch (const Interrupted&) {
+    throw;
   } catch (const std::exception& e) {
     fail(fmt::format("generating the kernel's code failed: {}", e.what()));
   }
@@ -509,6 +522,8 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
   } else {
     try {
       generated_code = apply_caller_code(spec_, config, plan);
+    } catch (const Interrupted&) {
+      throw;  // the caller's code was interrupted: no result for this configuration
     } catch (const std::exception& e) {
       return finish(Status::compile_failed, fmt::format("generating the kernel's code failed: {}", e.what()));
     }
@@ -531,6 +546,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
   ObserverCalls observer_calls(spec_.launch_observers);
   const auto send = [&](const detail::RunRequest& request) -> std::optional<std::pair<Status, std::string>> {
     detail::WorkerReply reply = run(request, deadline, &observer_calls);
+    observer_calls.throw_if_interrupted();
     if (!reply.output.empty()) show_worker_output(config, reply.output);
     if (reply.kind != detail::WorkerReply::Kind::result) {
       // A lost worker's request: each step's time (the worker published them) goes to that step's field; the
@@ -598,10 +614,12 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
   request.iterations = static_cast<std::uint32_t>(spec_.iterations);
   request.observe_launches = !spec_.launch_observers.empty();
   if (request.observe_launches) observer_calls.each([&](LaunchObserver& o) { o.register_configuration(config); });
+  observer_calls.throw_if_interrupted();
   if (auto failed = send(request)) return finish(failed->first, std::move(failed->second));
   observer_calls.each([&](LaunchObserver& o) {
     for (auto& observation : o.results()) observed.push_back(std::move(observation));
   });
+  observer_calls.throw_if_interrupted();
   if (!observer_calls.error().empty())
     return finish(Status::runtime_failed, fmt::format("an observer failed: {}", observer_calls.error()));
 

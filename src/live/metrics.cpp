@@ -8,6 +8,7 @@
 #include "ktune/expr/evaluator.hpp"
 #include "ktune/expr/parser.hpp"
 #include "ktune/live/kernel_specification.hpp"
+#include "ktune/tuning/interruption.hpp"
 
 namespace ktune::live {
 
@@ -20,6 +21,8 @@ double evaluate_metric(const Metric& metric, const Problem& problem, std::span<c
   if (metric.code) {
     try {
       return metric.code(config, measurements);
+    } catch (const Interrupted&) {
+      throw;  // the caller's code was interrupted: the evaluation is abandoned, not given a NaN
     } catch (const std::exception& e) {
       throw std::invalid_argument(fmt::format("{}: {}", field, e.what()));
     }

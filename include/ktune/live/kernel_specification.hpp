@@ -114,7 +114,9 @@ struct KernelSpecification {
 
   // Code of the caller's, run in this process for each configuration (its values in the problem's order) before it
   // is compiled: Kernel Tuner's code generators and `defines` from Python. What they throw fails that configuration
-  // (compile_failed, with the message).
+  // (compile_failed, with the message). All the caller's code here (these two, the verification callback, code
+  // metrics, launch observers) may throw Interrupted (tuning/interruption.hpp) after requesting a stop: the
+  // evaluation is then abandoned with no result, as after a Ctrl-C (e.g. Python's KeyboardInterrupt landed there).
   // The source of the configuration, in place of kernel_code/kernel_file (which then only name it in messages).
   std::function<std::string(std::span<const Value> config)> generate_code = {};
   // The defines of the configuration, in place of the parameters' and extra_defines.

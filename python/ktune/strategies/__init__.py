@@ -22,3 +22,8 @@ def __getattr__(name):
     if name not in _ktune.strategy_names():
         raise AttributeError(f"ktune has no strategy '{name}' (its strategies: {', '.join(_ktune.strategy_names())})")
     return RegisteredStrategy(name)
+
+
+# Kernel Tuner's scripts write ``kernel_tuner.strategies.wrapper.OptAlgWrapper(...)`` after a plain ``import
+# kernel_tuner``: the submodule is an attribute of the package once it is imported.
+from ktune.strategies import wrapper  # noqa: E402  (after __getattr__: wrapper needs nothing defined here)
