@@ -186,3 +186,18 @@ def test_an_interrupt_in_a_custom_optimiser_is_raised_as_itself(convolution_cach
     assert optimiser.calls == 3
     results, env = ktune.tune_cache(convolution_cache, strategy_options={"max_fevals": 5}, quiet=True)
     assert env["stop_reason"] != "interrupted" and len(results) == 5
+
+
+@pytest.mark.parametrize("exception", [KeyboardInterrupt, SystemExit], ids=["KeyboardInterrupt", "SystemExit"])
+def test_an_interrupt_while_an_observer_registers_the_device_is_raised_as_itself(exception):
+    class Refusing(BenchmarkObserver):
+        def register_device(self, dev):
+            raise exception
+
+        def get_results(self):
+            return {}
+
+    with pytest.raises(exception):
+        tune(observers=[Refusing()])
+    results, env = tune()
+    assert len(results) == len(UNROLLS)
