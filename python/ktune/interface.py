@@ -339,6 +339,8 @@ def _devices(devices):
         raise ValueError(f"devices: {devices!r} is not a list of device indices or 'all'") from None
     if any(d < 0 for d in indices):
         raise ValueError(f"devices: {devices!r} holds a negative index")
+    if any(d > 2**31 - 1 for d in indices):
+        raise ValueError(f"devices: {devices!r} holds an index beyond any device")
     return indices, False
 
 
@@ -371,7 +373,8 @@ def _kernel(kernel_name, kernel_source, problem_size, arguments, grid_div_x, gri
         "kernel_file": source["file"], "generate_code": source["generate_code"], "defines": live.defines(defines),
         "time_from_return": backend == "cpp" and live.returns_its_time(source["code"], kernel_name),
         "compiler_options": options, "compiler": compiler or "",
-        "problem_size": live.problem_size(problem_size), "block_size_names": names,
+        "problem_size": live.problem_size(problem_size),
+        "problem_size_dimensions": live.problem_size_dimensions(problem_size), "block_size_names": names,
         "grid_div": [live.grid_div(grid_div_x, names[0]), live.grid_div(grid_div_y, names[1]),
                      live.grid_div(grid_div_z, names[2])],
         "iterations": _integer(iterations, "iterations", 1, 2**31 - 1),

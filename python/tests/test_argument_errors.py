@@ -109,6 +109,8 @@ def test_out_of_range_and_wrongly_typed_values_name_their_argument(convolution_c
         c_kernel(iterations=2**70)
     with pytest.raises(ValueError, match="device must be an integer from 0"):
         c_kernel(device=-1)
+    with pytest.raises(ValueError, match="devices: .* beyond any device"):
+        c_kernel(devices=[0, 2**70])
     # A budget beyond any space is no limit, not an error.
     results, _ = ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"max_fevals": 2**70},
                                   quiet=True)
