@@ -157,9 +157,10 @@ class ComponentSolver {
   // Enumerates the component's solutions whose first variable takes one of `first_values`, in order.
   // With `full_row` (one value index per parameter of the problem) the rows are written full width: the
   // component's variables over that template, so a problem with a single component needs no combining pass.
-  // `second`, if set, restricts the second variable to that one value (finer parts for the threads).
+  // `second`, if set, restricts the second variable to the values in [second->first, second->second) (finer parts
+  // for the threads).
   IndexMatrix run(const std::vector<std::uint32_t>& first_values, const std::vector<std::uint32_t>* full_row = nullptr,
-                  std::optional<std::uint32_t> second = std::nullopt) const {
+                  std::optional<std::pair<std::uint32_t, std::uint32_t>> second = std::nullopt) const {
     const std::size_t m = levels_.size();
     std::uint32_t max_index = 0;
     if (full_row) {
@@ -219,9 +220,8 @@ class ComponentSolver {
       ++k;
       compute_candidates(k, a, cand[k]);
       if (k == 1 && second) {
-        const bool keep = test_bit(cand[1].data(), *second);
-        std::fill(cand[1].begin(), cand[1].end(), 0);
-        if (keep) set_bit(cand[1].data(), *second);
+        for (std::size_t x = 0; x < second->first; ++x) clear_bit(cand[1].data(), x);
+        for (std::size_t x = second->second; x < domains_[levels_[1].var].size; ++x) clear_bit(cand[1].data(), x);
       }
       pos[k] = 0;
     }
@@ -511,7 +511,39 @@ class ComponentSolver {
   std::vector<std::size_t> needs_value_;
 };
 
+// [begin, end) of the k-th of `parts` near-equal runs of n items.
+std::pair<std::size_t, std::size_t> run_bounds(std::size_t n, std::size_t parts, std::size_t k) {
+  return {n * k / parts, n * (k + 1) / parts};
+}
+
 }  // namespace
+
+std::vector<SolvePart> plan_parts(const std::vector<std::uint32_t>& first, const std::vector<std::uint32_t>& second_values,
+                                  unsigned threads) {
+  std::vector<SolvePart> parts;
+  if (threads <= 1 || first.empty()) {
+    parts.push_back({first, std::nullopt});
+    return parts;
+  }
+  const std::size_t max_parts = kSolvePartsPerThread * threads;
+  if (first.size() >= 8 * std::size_t{threads} || second_values.empty()) {
+    const std::size_t n = std::min(first.size(), max_parts);
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto [b, e] = run_bounds(first.size(), n, k);
+      parts.push_back({std::vector<std::uint32_t>(first.begin() + static_cast<long>(b), first.begin() + static_cast<long>(e)),
+                       std::nullopt});
+    }
+    return parts;
+  }
+  // Few first values: each is split further by runs of the second variable's values.
+  const std::size_t per_first = std::min(second_values.size(), std::max<std::size_t>(1, max_parts / first.size()));
+  for (const auto v : first)
+    for (std::size_t k = 0; k < per_first; ++k) {
+      const auto [b, e] = run_bounds(second_values.size(), per_first, k);
+      parts.push_back({{v}, std::make_pair(second_values[b], second_values[e - 1] + 1)});
+    }
+  return parts;
+}
 
 SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>& cs, unsigned threads) {
   const std::size_t d = problem.parameters.size();
@@ -633,21 +665,13 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       std::vector<std::uint32_t> template_row(d, 0);
       for (auto p : fixed_params) template_row[p] = base.index[p];
       const std::vector<std::uint32_t>* full = comps.size() == 1 ? &template_row : nullptr;
-      // Parts: one per value of the first variable, or per pair of values of the first two variables when that
-      // gives the threads too few parts to balance. Taken by the threads in turn, concatenated in order.
-      struct PartSpec {
-        std::uint32_t first;
-        std::optional<std::uint32_t> second;
-      };
-      std::vector<PartSpec> specs;
-      if (nthreads > 1 && first.size() < 8 * nthreads && comp.vars.size() > 1) {
-        const std::size_t second_var = ready.order()[1];
-        for (auto v : first)
-          for (std::uint32_t x = 0; x < domains[second_var].size; ++x)
-            if (test_bit(domains[second_var].allowed.data(), x)) specs.push_back({v, x});
-      } else {
-        for (auto v : first) specs.push_back({v, std::nullopt});
-      }
+      // Parts: runs of consecutive values of the first variable, or of the second variable under each first value
+      // when the first gives the threads too few parts to balance. Taken by the threads in turn, concatenated in
+      // order. At most kPartsPerThread parts per thread: each part costs a pass over the bitsets of its variables,
+      // so one part per value would make a long value list quadratic.
+      std::vector<std::uint32_t> second_values;
+      if (comp.vars.size() > 1) second_values = domains[ready.order()[1]].allowed_list();
+      const auto specs = plan_parts(first, second_values, nthreads);
       if (nthreads <= 1 || specs.size() <= 1) {
         solutions.push_back(ready.run(first, full));
       } else {
@@ -659,7 +683,7 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
         auto worker = [&] {
           try {
             for (std::size_t i; (i = next.fetch_add(1)) < specs.size();)
-              parts[i] = ready.run({specs[i].first}, full, specs[i].second);
+              parts[i] = ready.run(specs[i].first, full, specs[i].second);
           } catch (...) {
             std::lock_guard lock(failure_mutex);
             if (!failure) failure = std::current_exception();

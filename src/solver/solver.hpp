@@ -2,7 +2,9 @@
 // The all-solutions solver: enumerates every configuration that satisfies all prepared constraints.
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ktune/index_matrix.hpp"
@@ -18,6 +20,20 @@ struct SolveResult {
   std::uint64_t evaluation_errors = 0;
   std::vector<std::string> evaluation_error_messages;
 };
+
+// One part of a component's enumeration for the threads: some consecutive values of its first variable and, when
+// set, only the second variable's values in [second->first, second->second).
+struct SolvePart {
+  std::vector<std::uint32_t> first;
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> second;
+};
+inline constexpr std::size_t kSolvePartsPerThread = 32;
+
+// The parts of a component whose first variable has the candidate values `first` and whose second variable (if any)
+// the allowed values `second_values`, both ascending: at most kSolvePartsPerThread * threads parts (each costs a pass
+// over its variables' bitsets, so one part per value would make a long value list quadratic), in enumeration order.
+std::vector<SolvePart> plan_parts(const std::vector<std::uint32_t>& first, const std::vector<std::uint32_t>& second_values,
+                                  unsigned threads);
 
 // Enumerates the valid configurations of `problem` under `constraints` (from prepare_constraints).
 // Throws ProblemError if the result cannot be held (more than 2^32-1 configurations).
