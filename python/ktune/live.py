@@ -49,6 +49,7 @@ def kernel_source(kernel_source, kernel_name, lang):
     ``lang`` is needed, as in Kernel Tuner), or a list of files whose first holds the kernel and whose others are
     auxiliary files it includes (their folders are searched by the compiler's #include)."""
     include_dirs = []
+    what = "kernel_source"
     if isinstance(kernel_source, (list, tuple)):
         if not kernel_source:
             raise ValueError("kernel_source is an empty list")
@@ -59,12 +60,9 @@ def kernel_source(kernel_source, kernel_name, lang):
             folder = os.path.dirname(os.path.abspath(extra))
             if folder not in include_dirs:
                 include_dirs.append(folder)
-        if not callable(kernel_source[0]):  # a list names files: the first holds the kernel
-            return _read_kernel_file(path_argument(kernel_source[0], "kernel_source[0]"), include_dirs,
-                                     "kernel_source[0]")
-        kernel_source = kernel_source[0]
+        kernel_source, what = kernel_source[0], "kernel_source[0]"
     if isinstance(kernel_source, os.PathLike):
-        return _read_kernel_file(path_argument(kernel_source, "kernel_source"), include_dirs, "kernel_source")
+        return _read_kernel_file(path_argument(kernel_source, what), include_dirs, what)
     if callable(kernel_source):
         if lang is None:
             raise ValueError("kernel_source is a code generator: give lang (it cannot be guessed from code that does "
@@ -76,12 +74,12 @@ def kernel_source(kernel_source, kernel_name, lang):
         raise TypeError(f"kernel_source must be code, a file name, a list of file names or a callable, not "
                         f"{type(kernel_source).__name__}")
     if not kernel_source.strip():
-        raise ValueError("kernel_source is empty: give the kernel's code or the name of its file")
+        raise ValueError(f"{what} is empty: give the kernel's code or the name of its file")
     single_line = "\n" not in kernel_source and "\0" not in kernel_source
     if (single_line and os.path.isfile(kernel_source)) or not _is_code(kernel_source):
-        return _read_kernel_file(path_argument(kernel_source, "kernel_source"), include_dirs, "kernel_source")
+        return _read_kernel_file(path_argument(kernel_source, what), include_dirs, what)
     if "\0" in kernel_source:
-        raise ValueError("kernel_source contains a NUL byte")
+        raise ValueError(f"{what} contains a NUL byte")
     return {"code": kernel_source, "file": f"<kernel_source of {kernel_name}>", "generate_code": None,
             "include_dirs": include_dirs}
 
@@ -139,6 +137,12 @@ def problem_size(size):
     else:
         dims = [_expression(size, "problem_size")]
     return dims + ["1"] * (3 - len(dims))
+
+
+def problem_size_dimensions(size):
+    """How the caller gave the problem size, as Kernel Tuner's cache records it: 0 for one value, else the number
+    of dimensions of the list or tuple."""
+    return len(list(size)) if isinstance(size, (tuple, list, numpy.ndarray)) else 0
 
 
 def grid_div(divisors, default):
