@@ -55,10 +55,14 @@ Command add_strategies_command(CLI::App& app) {
   return {sub, [o] {
             std::vector<const StrategyInfo*> shown;
             try {
-              for (const auto& path : o->plugins) shown.push_back(find_strategy(path));
+              // Loaded by path: anything that is not a plug-in file is refused with the reason (as `tune` does).
+              for (const auto& path : o->plugins) {
+                load_strategy_plugin(path);
+                shown.push_back(find_strategy(path));
+              }
             } catch (const HyperparameterError& e) {
               std::cerr << "ktune strategies: error: " << e.what() << "\n";
-              return kExitInputError;
+              return kExitUsage;  // an unusable plug-in is a usage error, in every verb
             }
             if (o->plugins.empty())
               for (const auto& info : strategy_registry()) shown.push_back(&info);

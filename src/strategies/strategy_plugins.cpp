@@ -28,7 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 
 [[noreturn]] void refuse(const std::string& path, const std::string& why) {
-  throw HyperparameterError(fmt::format("strategy plug-in {}: {}", path, why));
+  throw HyperparameterError(fmt::format("strategy plug-in '{}': {}", path, why));
 }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -147,9 +147,13 @@ bool is_strategy_plugin_path(std::string_view name) { return ends_with(name, ".s
 StrategyPluginInfo load_strategy_plugin(const std::string& path) {
   const std::lock_guard lock(loader_mutex());
   if (const auto it = loaded().find(path); it != loaded().end()) return it->second.info;
+  if (path.empty()) refuse(path, "no file named (a plug-in is a .so library or a .cpp source file)");
   if (!is_strategy_plugin_path(path)) refuse(path, "a plug-in is a .so library or a .cpp source file");
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) refuse(path, "no such file");
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st)) refuse(path, "is a folder, not a .so library or a .cpp source file");
+  if (!fs::exists(st)) refuse(path, "no such file");
+  if (!fs::is_regular_file(st)) refuse(path, "is not a regular file");
 
   StrategyPluginInfo info;
   info.path = path;

@@ -1,12 +1,15 @@
 // Strategy plug-ins on the command line: --strategy FILE in tune and compare, ktune strategies --plugin, --isolate,
 // and the messages of a refused plug-in.
 #include <cstdlib>
+#include <filesystem>
+#include <utility>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "ktune/io/results_file.hpp"
+#include "ktune/tuning/strategy_plugins.hpp"
 #include "run_ktune.hpp"
 #include "shared_data.hpp"
 
@@ -62,8 +65,36 @@ TEST(PluginCli, ARefusedPluginSaysWhy) {
   EXPECT_EQ(tune.exit_code, 2);
   EXPECT_TRUE(contains(tune.err, "plug-in ABI 999")) << tune.err;
   const KtuneRun missing = run_ktune("strategies --plugin /nonexistent/strategy.so");
-  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.exit_code, 2);  // as in tune: an unusable plug-in is a usage error
   EXPECT_TRUE(contains(missing.err, "no such file")) << missing.err;
+}
+
+// Anything that is not a plug-in file gets a clear refusal with exit status 2 in `strategies` and in `tune` alike
+// (these used to crash `strategies` with a segfault).
+TEST(PluginCli, WhatIsNotAPluginIsRefusedTheSameWayEverywhere) {
+  const std::string folder = (cli_temp_dir() / "plugin_folder.so").string();
+  std::filesystem::create_directories(folder);
+  const std::string readme = std::string(KTUNE_SOURCE_DIR) + "/README.md";
+  const std::pair<std::string, std::string> cases[] = {
+      {"libz.so.1", "a plug-in is a .so library or a .cpp source file"},
+      {cli_temp_dir().string(), "a plug-in is a .so library or a .cpp source file"},
+      {folder, "is a folder"},
+      {"", "no file named"},
+      {"nosuch_name", "a plug-in is a .so library or a .cpp source file"},
+      {readme, "a plug-in is a .so library or a .cpp source file"},
+      {"/usr/lib/nosuch_plugin.so", "no such file"}};
+  for (const auto& [path, why] : cases) {
+    const KtuneRun listed = run_ktune("strategies --plugin " + quoted(path));
+    EXPECT_EQ(listed.exit_code, 2) << path << ": " << listed.err;
+    EXPECT_TRUE(contains(listed.err, "strategy plug-in '" + path + "': " + why)) << listed.err;
+    if (!ktune::is_strategy_plugin_path(path)) continue;  // tune takes any other name as a strategy's name
+    const KtuneRun tune = run_ktune("tune --simulate " + kSpace + " --strategy " + quoted(path));
+    EXPECT_EQ(tune.exit_code, 2) << path << ": " << tune.err;
+    EXPECT_TRUE(contains(tune.err, why)) << tune.err;
+  }
+  const KtuneRun unknown = run_ktune("tune --simulate " + kSpace + " --strategy libz.so.1");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_TRUE(contains(unknown.err, "unknown strategy 'libz.so.1'")) << unknown.err;
 }
 
 }  // namespace
