@@ -11,6 +11,7 @@
 #include "ktune/live/live_evaluator.hpp"
 #include "ktune/live/run_kernel.hpp"
 #include "ktune/search_space.hpp"
+#include "ktune/tuning/interruption.hpp"
 #include "temp_files.hpp"
 
 namespace ktune {
@@ -118,6 +119,63 @@ TEST(LiveCallerCode, AMetricAsCodeThatThrowsIsNaNAndAnObjectiveOnItFails) {
   EXPECT_EQ(evaluator.evaluate(0).status, Status::runtime_failed);
   EXPECT_TRUE(std::isnan(evaluator.record(0).find("bad")->value.to_double()));
 }
+
+// Caller's code that was interrupted (Python's KeyboardInterrupt landed in it) throws Interrupted: the evaluation is
+// abandoned with no record, never recorded as that code's failure (a wrong result, a NaN, a failed observer).
+class InterruptingObserver final : public live::LaunchObserver {
+ public:
+  explicit InterruptingObserver(std::string hook) : hook_(std::move(hook)) {}
+  void register_device(const live::DeviceInfo&) override {}
+  void register_configuration(std::span<const Value>) override { maybe_throw("register_configuration"); }
+  void before_start() override { maybe_throw("before_start"); }
+  void after_start() override {}
+  void during() override {}
+  void after_finish() override {}
+  std::vector<live::Observation> results() override {
+    maybe_throw("results");
+    return {};
+  }
+
+ private:
+  void maybe_throw(const std::string& hook) const {
+    if (hook == hook_) throw Interrupted();
+  }
+  std::string hook_;
+};
+
+class InterruptedCallerCode : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(InterruptedCallerCode, AbandonsTheEvaluationWithNoRecord) {
+  const std::string where = GetParam();
+  const Problem problem = kernels_problem({"correct"});
+  const SearchSpace space = SearchSpace::build(problem);
+  auto spec = fake_specification();
+  const auto interrupted = [](auto&&...) -> std::string { throw Interrupted(); };
+  if (where == "verification") {
+    spec.verification.kind = live::Verification::Kind::callback;
+    spec.verification.callback = interrupted;
+  } else if (where == "metric") {
+    spec.metrics = {{"m", "", "", [](std::span<const Value>, const live::MeasurementMap&) -> double {
+                       throw Interrupted();
+                     }}};
+  } else if (where == "generate_code") {
+    spec.generate_code = interrupted;
+  } else if (where == "generate_defines") {
+    spec.generate_defines = [](std::span<const Value>) -> live::Defines { throw Interrupted(); };
+  } else {
+    spec.launch_observers = {std::make_shared<InterruptingObserver>(where)};
+  }
+  for (const bool isolate : {false, true}) {
+    LiveEvaluator evaluator(problem, space, spec, {.objectives = {}, .isolate = isolate,
+                                                   .backend_factory = fake_factory()});
+    EXPECT_THROW(evaluator.evaluate(0), Interrupted) << where << (isolate ? " in a worker" : " in process");
+    EXPECT_THROW(evaluator.record(0), std::logic_error) << where;  // nothing recorded for it
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(LiveCallerCode, InterruptedCallerCode,
+                         ::testing::Values("verification", "metric", "generate_code", "generate_defines",
+                                           "register_configuration", "before_start", "results"));
 
 using testing::cpp_backend_available;
 
