@@ -23,6 +23,7 @@ int run_space(SpaceOptions& options) {
   options.request.implicit_block_constraint = !options.no_implicit_block_constraint;
   try {
     const SpaceSummary summary(options.request);
+    for (const std::string& warning : summary.warnings()) std::cerr << "ktune space: " << warning << "\n";
     if (options.json)
       std::cout << space_summary_json(summary).dump(2) << "\n";
     else

@@ -2,7 +2,10 @@
 
 #include <zlib.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -32,9 +35,66 @@ std::size_t expected_text_size(const std::string& path, std::size_t file_size) {
   return expected;
 }
 
+std::atomic<std::size_t> max_input_override{0};
+
+// The number in nlohmann's "number overflow parsing '1e400'".
+std::optional<std::string> overflowing_number(std::string_view message) {
+  constexpr std::string_view kPrefix = "number overflow parsing '";
+  const auto begin = message.find(kPrefix);
+  if (begin == std::string_view::npos) return std::nullopt;
+  const auto end = message.find('\'', begin + kPrefix.size());
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::string(message.substr(begin + kPrefix.size(), end - begin - kPrefix.size()));
+}
+
+// The byte where `number` first stands as a number token (outside strings) in `text`.
+std::optional<std::size_t> number_position(std::string_view text, std::string_view number) {
+  const auto number_char = [](char c) {
+    return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+  };
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if ((i == 0 || !number_char(text[i - 1])) && text.substr(i, number.size()) == number &&
+               (i + number.size() == text.size() || !number_char(text[i + number.size()]))) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string read_file_text_unchecked(const std::string& path, std::size_t limit);
+
 }  // namespace
 
+std::size_t max_input_bytes() {
+  if (const std::size_t limit = max_input_override.load()) return limit;
+  constexpr std::size_t kCap = std::size_t{16} << 30;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return kCap;
+  return std::min(kCap, static_cast<std::size_t>(pages) / 2 * static_cast<std::size_t>(page_size));
+}
+
+void set_max_input_bytes_for_testing(std::optional<std::size_t> bytes) { max_input_override.store(bytes.value_or(0)); }
+
 std::string read_file_text(const std::string& path) {
+  try {
+    return read_file_text_unchecked(path, max_input_bytes());
+  } catch (const std::bad_alloc&) {
+    throw InputError(path, "", "cannot read file: its (decompressed) text does not fit in memory");
+  } catch (const std::length_error&) {
+    throw InputError(path, "", "cannot read file: its (decompressed) text does not fit in memory");
+  }
+}
+
+namespace {
+
+std::string read_file_text_unchecked(const std::string& path, std::size_t limit) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status)) throw InputError(path, "", "cannot open file: no such file");
@@ -51,10 +111,11 @@ std::string read_file_text(const std::string& path) {
   // Read straight into the result, sized from the file: its length, or for gzip the uncompressed length modulo
   // 2^32 that the format stores in its last four bytes (a hint only: the loop grows the buffer as needed).
   std::size_t used = 0;
-  std::string text(expected_text_size(path, static_cast<std::size_t>(std::filesystem::file_size(path, ec))) + 1, '\0');
   constexpr std::size_t kChunk = 1 << 16;
+  const std::size_t expected = expected_text_size(path, static_cast<std::size_t>(std::filesystem::file_size(path, ec)));
+  std::string text(std::min(expected, limit) + 1, '\0');
   for (;;) {
-    if (text.size() - used < kChunk) text.resize(std::max(text.size() * 2, used + kChunk));
+    if (text.size() - used < kChunk) text.resize(std::min(std::max(text.size() * 2, used + kChunk), limit + kChunk + 1));
     const auto want = static_cast<unsigned>(std::min<std::size_t>(text.size() - used, std::size_t{1} << 30));
     const int n = gzread(raw, text.data() + used, want);
     if (n < 0) {
@@ -65,6 +126,10 @@ std::string read_file_text(const std::string& path) {
     }
     if (n == 0) break;
     used += static_cast<std::size_t>(n);
+    if (used > limit)
+      throw InputError(path, "", fmt::format("cannot read file: its text exceeds {} MiB (a gzip bomb?), the most ktune "
+                                             "reads on this machine",
+                                             limit >> 20));
   }
   text.resize(used);
   // A truncated gzip stream ends without an error from gzread on some zlib versions; gzerror tells.
@@ -74,6 +139,8 @@ std::string read_file_text(const std::string& path) {
   if (code == Z_BUF_ERROR) throw InputError(path, "", "cannot read file: truncated gzip data");
   return text;
 }
+
+}  // namespace
 
 void throw_json_syntax_error(const std::string& text, std::size_t byte, const std::string& detail,
                              const std::string& source_name) {
@@ -89,6 +156,15 @@ void throw_json_syntax_error(const std::string& text, std::size_t byte, const st
   // Every position counts from 1 (the byte too), as the line and column do.
   throw InputError(source_name, "",
                    fmt::format("invalid JSON at byte {} (line {}, column {}): {}", byte + 1, line, column, detail));
+}
+
+void throw_json_out_of_range(const std::string& text, const nlohmann::json::out_of_range& e,
+                             const std::string& source_name) {
+  if (const auto number = overflowing_number(e.what()))
+    if (const auto at = number_position(text, *number))
+      throw_json_syntax_error(text, *at, fmt::format("the number {} is out of range (beyond 1.8e308)", *number),
+                              source_name);
+  throw InputError(source_name, "", fmt::format("invalid JSON: {}", e.what()));
 }
 
 std::string parse_error_detail(const nlohmann::json::parse_error& e) {
@@ -134,6 +210,8 @@ Json parse_checked(const std::string& text, const std::string& source_name,
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based: the position of the last character read.
     throw_json_syntax_error(text, e.byte == 0 ? 0 : e.byte - 1, parse_error_detail(e), source_name);
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw_json_out_of_range(text, e, source_name);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(source_name, "", fmt::format("invalid JSON: {}", e.what()));
   }

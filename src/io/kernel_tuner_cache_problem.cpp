@@ -200,6 +200,8 @@ ScannedDocument parse_skipping_cache(const std::string& text, const std::string&
     std::size_t byte = e.byte == 0 ? 0 : e.byte - 1;
     if (byte >= cut_at) byte += cut_shift;
     throw_json_syntax_error(text, byte, parse_error_detail(e), source_name);
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw_json_out_of_range(text, e, source_name);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(source_name, "", std::string("invalid JSON: ") + e.what());
   }

@@ -134,12 +134,47 @@ class CacheEntryReader {
       record.status = *legacy_status;
       record.message = std::move(legacy_name);
     }
-    // As the benchmark_hub T4 conversion does, so both formats of a space give the same records.
-    if (!has_times && has_benchmark_time && record.status == Status::ok) record.runtimes_ms = {record.benchmark_ms};
+    if (record.status == Status::ok) check_time(key, record, has_times);
+    // As the benchmark_hub T4 conversion does, so both formats of a space give the same records. It is the tuning
+    // clock's charge, not the kernel's time: the entry is counted, and "time" is not taken from it (ResultsFile).
+    if (!has_times && has_benchmark_time && record.status == Status::ok) {
+      record.runtimes_ms = {record.benchmark_ms};
+      if (record.find("time") == nullptr && stand_ins_++ == 0) first_stand_in_ = key;
+    }
     return record;
   }
 
+  std::size_t stand_ins() const { return stand_ins_; }
+  const std::string& first_stand_in() const { return first_stand_in_; }
+
  private:
+  // A successful entry's "time" (or its "times" when it has no "time") must be a run time: a number, finite, not
+  // negative. Anything else (-5, NaN, null, a string that is no Kernel Tuner error name) marks the entry as a failed
+  // measurement, with the entry's key in its message, instead of an "ok" record with a nonsensical time.
+  void check_time(std::string_view key, EvaluationRecord& record, bool has_times) const {
+    std::string problem;
+    const auto bad_number = [](double v) -> std::string {
+      if (std::isnan(v)) return "NaN";
+      if (std::isinf(v)) return v > 0 ? "infinite" : "-infinite";
+      return v < 0 ? fmt::format("negative ({})", v) : "";
+    };
+    if (const Measurement* time = record.find("time")) {
+      if (!time->value.is_numeric() || time->value.is_bool())
+        problem = fmt::format("'time' is {}, not a number", time->value.repr());
+      else if (const std::string bad = bad_number(time->value.to_double()); !bad.empty())
+        problem = fmt::format("'time' is {}", bad);
+    } else if (has_times) {
+      for (double t : record.runtimes_ms)
+        if (const std::string bad = bad_number(t); !bad.empty()) {
+          problem = fmt::format("'times' holds a value that is {}", bad);
+          break;
+        }
+    }
+    if (problem.empty()) return;
+    record.status = Status::runtime_failed;
+    record.message = fmt::format("{}: {}, which is no run time: read as a failed measurement", entry_path(key), problem);
+  }
+
   [[noreturn]] void fail(std::string_view key, const std::string& message) const {
     throw InputError(reader_.source_name(), entry_path(key), message);
   }
@@ -198,6 +233,8 @@ class CacheEntryReader {
   std::vector<bool> seen_;
   std::size_t next_parameter_ = 0;
   std::vector<double> runtimes_;  // reused, so each record's runtimes are allocated once at their size
+  std::size_t stand_ins_ = 0;     // successful entries whose runtimes_ms is their benchmark_time
+  std::string first_stand_in_;
 };
 
 // Reads the "cache" object at the reader's position into file.records. Every complete entry is kept when the text
@@ -206,10 +243,20 @@ void read_entries(LenientJsonReader& reader, const Problem& problem, ResultsFile
   if (reader.peek() != '{') throw InputError(reader.source_name(), "cache", "expected an object of entries");
   layout.entries_begin = layout.entries_end = reader.position() + 1;
   CacheEntryReader entries(problem, reader);
-  reader.read_object([&](std::string_view key) {
-    file.records.push_back(entries.read(key));
-    layout.entries_end = reader.position();
-  });
+  const auto count_stand_ins = [&] {
+    file.time_stand_ins = entries.stand_ins();
+    file.first_time_stand_in = entries.first_stand_in();
+  };
+  try {
+    reader.read_object([&](std::string_view key) {
+      file.records.push_back(entries.read(key));
+      layout.entries_end = reader.position();
+    });
+  } catch (const EndOfInput&) {
+    count_stand_ins();
+    throw;
+  }
+  count_stand_ins();
 }
 
 std::string optional_string(const nlohmann::json& header, const char* key, const std::string& source) {
@@ -290,6 +337,7 @@ ResultsFile parse_kernel_tuner_cache(const std::string& text, const std::string&
   }
 
   if (!problem_known) build_problem();
+  file.missing_cache = !cache_started;
   if (deferred_cache) {
     LenientJsonReader entries(text, source_name, *deferred_cache);
     try {

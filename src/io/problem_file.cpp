@@ -1,5 +1,7 @@
 #include "ktune/io/problem_file.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -21,7 +23,22 @@ const char* to_string(ProblemFormat format) {
 
 ProblemFile read_problem_file(const std::string& path) {
   // Parsed once, skipping the (possibly huge) entries of a cache file; T1 and ktune files have no "cache" key.
-  const ScannedDocument scanned = parse_skipping_cache(read_file_text(path), path);
+  const std::string text = read_file_text(path);
+  ScannedDocument scanned;
+  try {
+    scanned = parse_skipping_cache(text, path);
+  } catch (const InputError&) {
+    // A Kernel Tuner cache cut short by an interrupted run is read as tune --simulate reads it (its complete
+    // entries); any other file keeps the strict parser's error.
+    std::optional<ProblemFile> cut;
+    try {
+      ResultsFile results = parse_kernel_tuner_cache(text, path);
+      if (results.truncated) cut = ProblemFile{std::move(results.problem), ProblemFormat::KernelTunerCache, true};
+    } catch (const InputError&) {
+    }
+    if (cut) return *std::move(cut);
+    throw;
+  }
   const nlohmann::json& doc = scanned.document;
   if (!doc.is_object())
     throw InputError(path, "", fmt::format("expected a JSON object at the top level, got {}", doc.type_name()));

@@ -4,16 +4,19 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
 #include "ktune/io/derived_measurements.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_value.hpp"
+#include "ktune/io/kernel_tuner_cache.hpp"
 #include "ktune/io/results_file.hpp"
 #include "ktune/multiobjective/front_normalisation.hpp"
 #include "ktune/multiobjective/indicators.hpp"
 #include "ktune/multiobjective/pareto.hpp"
+#include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/trace.hpp"
 
 namespace ktune {
@@ -58,6 +61,63 @@ io::ResultsFile load(const std::string& path, const std::vector<io::DerivedMeasu
   return f;
 }
 
+// The problem size as a list of strings, numbers and numeric strings alike, trailing 1s dropped: Kernel Tuner stores
+// 100000, [100000] or ["100000", "1", "1"] for the same size.
+std::vector<std::string> size_terms(const nlohmann::json& size) {
+  std::vector<std::string> terms;
+  const auto add = [&](const nlohmann::json& j) { terms.push_back(j.is_string() ? j.get<std::string>() : j.dump()); };
+  if (size.is_array()) {
+    for (const auto& item : size) add(item);
+  } else if (!size.is_null()) {
+    add(size);
+  }
+  while (!terms.empty() && terms.back() == "1") terms.pop_back();
+  return terms;
+}
+
+std::string names_of(const Problem& problem) {
+  std::string names;
+  for (const auto& p : problem.parameters) names += (names.empty() ? "" : ", ") + p.name;
+  return names;
+}
+
+// A run scored against the true front must be a run of the same kernel on the same device and problem size, over
+// the same space: its measurements mean nothing against another's front. Refuses naming both values.
+void check_run_matches(const io::ResultsFile& truth, const std::string& truth_path, const io::ResultsFile& run,
+                       const std::string& run_path) {
+  const auto refuse = [&](const std::string& why) {
+    throw io::InputError(run_path, "", fmt::format("not a run of the space of {}: {}", truth_path, why));
+  };
+  const auto differ = [&](const char* what, const std::string& ours, const std::string& theirs) {
+    if (!ours.empty() && !theirs.empty() && ours != theirs)
+      refuse(fmt::format("its {} is '{}', that of {} is '{}'", what, theirs, truth_path, ours));
+  };
+  differ("kernel", truth.kernel_name, run.kernel_name);
+  differ("device", truth.device_name, run.device_name);
+  const auto ours = size_terms(truth.problem_size), theirs = size_terms(run.problem_size);
+  if (!ours.empty() && !theirs.empty() && ours != theirs)
+    refuse(fmt::format("its problem size is {}, that of {} is {}", run.problem_size.dump(), truth_path,
+                       truth.problem_size.dump()));
+  // The same parameters (in any order), and every configuration it measured one of the true file's.
+  std::vector<std::size_t> column;
+  for (const auto& p : truth.problem.parameters) {
+    const auto at = run.problem.parameter_index(p.name);
+    if (!at || run.problem.parameters.size() != truth.problem.parameters.size())
+      refuse(fmt::format("its parameters are ({}), those of {} are ({})", names_of(run.problem), truth_path,
+                         names_of(truth.problem)));
+    column.push_back(*at);
+  }
+  std::unordered_set<std::string> known;
+  for (const auto& r : truth.records) known.insert(io::kernel_tuner_key(r.config));
+  std::vector<Value> config(column.size());
+  for (const auto& r : run.records) {
+    if (r.status == Status::invalid) continue;
+    for (std::size_t p = 0; p < column.size(); ++p) config[p] = r.config[column[p]];
+    if (const std::string key = io::kernel_tuner_key(config); !known.contains(key))
+      refuse(fmt::format("its configuration {} is not in {} (the same parameters with other values)", key, truth_path));
+  }
+}
+
 std::span<const double> row(const std::vector<double>& costs, std::size_t i, std::size_t m) {
   return {costs.data() + i * m, m};
 }
@@ -69,6 +129,7 @@ ParetoAnalysis analyse(const ParetoRequest& request, const std::vector<Objective
   out.objectives = objectives;
   out.file = request.results_path;
   const io::ResultsFile results = load(request.results_path, derived);
+  for (const auto& obj : objectives) check_time_not_stood_in(results, obj.name);
   for (const auto& p : results.problem.parameters) out.parameters.push_back(p.name);
   const Points all = points_of(results, objectives);
   out.records = results.records.size();
@@ -106,6 +167,8 @@ ParetoAnalysis analyse(const ParetoRequest& request, const std::vector<Objective
 
   for (const auto& path : request.runs) {
     const io::ResultsFile run = load(path, derived);
+    check_run_matches(results, request.results_path, run, path);
+    for (const auto& obj : objectives) check_time_not_stood_in(run, obj.name);
     const Points p = points_of(run, objectives);
     const auto pn = normalise(p.costs);
     const auto run_front = pareto_front(p.costs, m);
@@ -143,6 +206,8 @@ ParetoAnalysis analyse_pareto(const ParetoRequest& request) {
   try {
     return analyse(request, objectives, derived);
   } catch (const io::InputError& e) {
+    throw JobError(JobError::Kind::input, e.what());
+  } catch (const SimulationError& e) {
     throw JobError(JobError::Kind::input, e.what());
   } catch (const std::invalid_argument& e) {
     throw JobError(JobError::Kind::input, e.what());

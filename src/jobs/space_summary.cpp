@@ -85,7 +85,11 @@ SpaceSummary::SpaceSummary(SpaceRequest request) : request_(std::move(request)) 
                    "no constraint to check by brute force");
   try {
     if (recorded_space) {
-      space_.emplace(space_from_results(io::read_results_file(r.problem_path)));
+      const io::ResultsFile results = io::read_results_file(r.problem_path);
+      if (results.truncated)  // as tune --simulate says it
+        warnings_.push_back(fmt::format("warning: {} was cut short (an interrupted run?); read {} complete records",
+                                        r.problem_path, results.records.size()));
+      space_.emplace(space_from_results(results));
     } else {
       BuildOptions build_options;
       build_options.threads = r.threads;

@@ -314,8 +314,14 @@ class SpecReader {
   }
 
   void settings(const json& ks, const std::string& root, KernelSpecification& spec) const {
-    if (const json* j = find(ks, "Iterations"))
-      spec.iterations = static_cast<int>(std::min<std::int64_t>(integer_of(*j, root + ".Iterations", 1), 1000000));
+    if (const json* j = find(ks, "Iterations")) {
+      // Refused beyond the limit rather than cut to it: the run would not do what the file says.
+      constexpr std::int64_t kMaxIterations = 1000000;
+      const std::int64_t n = integer_of(*j, root + ".Iterations", 1);
+      if (n > kMaxIterations)
+        fail(root + ".Iterations", fmt::format("expected an integer from 1 to {}, got {}", kMaxIterations, j->dump()));
+      spec.iterations = static_cast<int>(n);
+    }
     if (const json* j = find(ks, "Warmup")) {
       if (!j->is_boolean()) fail(root + ".Warmup", fmt::format("expected true or false, got {}", j->dump()));
       spec.warmup = j->get<bool>();

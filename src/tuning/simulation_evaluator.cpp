@@ -24,6 +24,7 @@ SimulationEvaluator::SimulationEvaluator(const SearchSpace& space, std::shared_p
                                          std::vector<Objective> objectives)
     : space_(space), results_(std::move(results)), objectives_(std::move(objectives)) {
   if (objectives_.empty()) throw SimulationError("no objective given");
+  for (const auto& objective : objectives_) check_time_not_stood_in(*results_, objective.name);
   const Problem& problem = space_.problem();
   const Problem& recorded = results_->problem;
 
@@ -52,6 +53,13 @@ SimulationEvaluator::SimulationEvaluator(const SearchSpace& space, std::shared_p
   missing_values_.assign(k, std::nan(""));
   std::vector<std::size_t> found(k, 0);
 
+  if (records.empty())
+    throw SimulationError(results_->missing_cache
+                              ? "it has no \"cache\" (a Kernel Tuner cache file keeps its results there): there is "
+                                "nothing to replay"
+                              : "it records no configurations (its results are empty): there is nothing to replay");
+  std::size_t excluded = 0;  // recorded configurations of the problem's values that its constraints exclude
+  std::size_t invalid = 0;   // recorded as invalid (no part of a results file's space)
   std::vector<Value> values(ours.size());
   for (std::size_t row = 0; row < records.size(); ++row) {
     const EvaluationRecord& r = records[row];
@@ -67,18 +75,36 @@ SimulationEvaluator::SimulationEvaluator(const SearchSpace& space, std::shared_p
     const auto index = config ? space_.index_of(*config) : std::nullopt;
     if (!index) {
       ++outside_;
+      excluded += config.has_value() && r.status != Status::invalid;
+      invalid += r.status == Status::invalid;
       continue;
     }
     if (row_of_[*index] == kAbsent) ++recorded_;
     row_of_[*index] = static_cast<std::uint32_t>(row);
   }
 
+  if (recorded_ == 0 && invalid == records.size())
+    throw SimulationError(fmt::format("all {} recorded configurations are recorded as invalid: there is nothing to "
+                                      "replay", records.size()));
+  if (recorded_ == 0 && excluded + invalid == records.size() && !problem.constraints.empty())
+    throw SimulationError(fmt::format("the constraints and restrictions ({}) exclude all {} recorded configurations: "
+                                      "there is nothing to replay",
+                                      fmt::join(problem.constraints, "; "), records.size()));
   if (recorded_ == 0)
     throw SimulationError(fmt::format("none of the {} recorded configurations is a configuration of the problem "
-                                      "(the parameter values differ)",
-                                      records.size()));
+                                      "(the parameter values differ{})",
+                                      records.size(), excluded ? ", or its constraints exclude them" : ""));
   for (std::size_t j = 0; j < k; ++j)
     if (found[j] == 0) check_objective_recorded(*results_, objectives_[j].name);
+}
+
+void check_time_not_stood_in(const io::ResultsFile& results, std::string_view objective) {
+  if (objective != "time" || results.time_stand_ins == 0) return;
+  throw SimulationError(fmt::format(
+      "objective 'time': {} successful entr{} of the cache record neither 'time' nor 'times' (the first: "
+      "cache[\"{}\"]); their benchmark_time is the whole benchmarking step, not the kernel's time, and is not taken "
+      "as it (Kernel Tuner itself stops at such an entry); choose a recorded objective",
+      results.time_stand_ins, results.time_stand_ins == 1 ? "y" : "ies", results.first_time_stand_in));
 }
 
 void check_objective_recorded(const io::ResultsFile& results, std::string_view objective) {

@@ -2,9 +2,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include "ktune/io/kernel_tuner_cache.hpp"
 #include "ktune/io/results_file.hpp"
@@ -182,8 +184,36 @@ TEST(KernelTunerCache, NonFiniteNumbers) {
   ASSERT_EQ(r.runtimes_ms.size(), 2u);
   EXPECT_TRUE(std::isnan(r.runtimes_ms[0]));
   EXPECT_EQ(r.runtimes_ms[1], -INFINITY);
-  EXPECT_EQ(r.status, Status::ok);
+  // A NaN time is no measurement: the entry is a failed one, saying why and which (issue 33 item 3).
+  EXPECT_EQ(r.status, Status::runtime_failed);
+  EXPECT_EQ(r.message, "cache[\"256,a,1,True,test\"]: 'time' is NaN, which is no run time: read as a failed measurement");
   EXPECT_EQ(r.objective("time"), std::nullopt);  // NaN is no objective value
+}
+
+// Issue 33 item 3: -5, NaN, null or a string that is no Kernel Tuner error name in "time" (or in "times" without a
+// "time") made "ok" records (`best time = -5 ms`); they are failed records naming the entry's key.
+TEST(KernelTunerCache, ATimeThatIsNoRunTimeMarksTheEntryFailed) {
+  const std::string ok_entry = "\"time\": 0.5, \"times\": [0.25, 0.75]";
+  const std::pair<std::string, std::string> cases[] = {
+      {"\"time\": -5, \"times\": [0.25, 0.75]", "'time' is negative (-5)"},
+      {"\"time\": NaN, \"times\": [0.25, 0.75]", "'time' is NaN"},
+      {"\"time\": Infinity, \"times\": [0.25, 0.75]", "'time' is infinite"},
+      {"\"time\": null, \"times\": [0.25, 0.75]", "'time' is None, not a number"},
+      {"\"time\": \"fast\", \"times\": [0.25, 0.75]", "'time' is 'fast', not a number"},
+      {"\"time\": true, \"times\": [0.25, 0.75]", "'time' is True, not a number"},
+      {"\"times\": [0.25, -1]", "'times' holds a value that is negative (-1)"},
+      {"\"times\": [NaN]", "'times' holds a value that is NaN"}};
+  for (const auto& [entry, why] : cases) {
+    const ResultsFile f = parse(edited(ok_entry, entry));
+    const EvaluationRecord& r = f.records[0];
+    EXPECT_EQ(r.status, Status::runtime_failed) << entry;
+    EXPECT_EQ(r.message, "cache[\"128,a,1,True,2.45\"]: " + why + ", which is no run time: read as a failed measurement")
+        << entry;
+    EXPECT_EQ(r.objective("time"), std::nullopt) << entry;
+  }
+  // A legacy error name stays what it was, and 0 is a (short) run time.
+  EXPECT_EQ(parse(edited(ok_entry, "\"time\": \"RuntimeFailedConfig\"")).records[0].message, "RuntimeFailedConfig");
+  EXPECT_EQ(parse(edited(ok_entry, "\"time\": 0, \"times\": [0, 0]")).records[0].status, Status::ok);
 }
 
 TEST(KernelTunerCache, SuccessWithoutTimesGetsTheBenchmarkTime) {
@@ -192,6 +222,12 @@ TEST(KernelTunerCache, SuccessWithoutTimesGetsTheBenchmarkTime) {
   EXPECT_EQ(r.runtimes_ms, std::vector<double>{2291309.4415632077});
   EXPECT_EQ(r.objective("score"), -0.5);
   EXPECT_EQ(r.find("scores")->value.repr(), "[-0.5]");
+  // Counted, so that "time" is not taken from it (issue 33 item 3); an entry with a "time" is not counted.
+  EXPECT_EQ(f.time_stand_ins, 1u);
+  EXPECT_EQ(f.first_time_stand_in, "128,b,False,test");
+  const ResultsFile g = parse(edited("\"score\": -0.5,", "\"time\": 3.5, \"score\": -0.5,"));
+  EXPECT_EQ(g.time_stand_ins, 0u);
+  EXPECT_EQ(g.records[4].objective("time"), 3.5);
 }
 
 TEST(KernelTunerCache, ObjectiveAsStringListOrAbsent) {
@@ -457,6 +493,24 @@ TEST(KernelTunerCache, CorruptGzipIsAnErrorNamingTheFile) {
     const std::string cut_path = write_temp("cut.json.gz", gz.substr(0, cut));
     EXPECT_CONTAINS(error_of<InputError>([&] { (void)read_results_file(cut_path); }), cut_path + ": ");
   }
+}
+
+// Issue 33 item 14: a gzip bomb gave std::bad_alloc with no file name. The text read is bounded (here at 16 MiB, by
+// default half the memory) and the refusal names the file.
+TEST(KernelTunerCache, AGzipBombIsRefusedNamingTheFile) {
+  const std::string bomb = (ktune::testing::temp_dir() / "bomb.json.gz").string();
+  {
+    gzFile out = gzopen(bomb.c_str(), "wb9");
+    ASSERT_NE(out, nullptr);
+    const std::string spaces(1 << 20, ' ');
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(gzwrite(out, spaces.data(), static_cast<unsigned>(spaces.size())), 1 << 20);
+    gzclose(out);
+  }
+  set_max_input_bytes_for_testing(std::size_t{16} << 20);
+  const std::string error = error_of<InputError>([&] { (void)read_results_file(bomb); });
+  set_max_input_bytes_for_testing(std::nullopt);
+  EXPECT_CONTAINS(error, bomb + ": cannot read file: its text exceeds 16 MiB (a gzip bomb?)");
+  EXPECT_GE(max_input_bytes(), std::size_t{256} << 20);  // the default leaves real files alone
 }
 
 TEST(ResultsFile, DetectsTheFormatFromTheContent) {

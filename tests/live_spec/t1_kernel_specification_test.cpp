@@ -185,6 +185,9 @@ TEST(T1KernelSpecification, ErrorsNameFileAndJsonPath) {
       {R"({"ProblemSize": [1, 2, 3, 4]})", "KernelSpecification.ProblemSize", "1 to 3 dimensions"},
       {R"({"ProblemSize": [true]})", "KernelSpecification.ProblemSize[0]", "expected an integer or an expression"},
       {R"({"Iterations": 0})", "KernelSpecification.Iterations", "expected an integer >= 1"},
+      // Issue 33 item 14: beyond the limit it is refused, not silently cut to it.
+      {R"({"Iterations": 1000001})", "KernelSpecification.Iterations", "expected an integer from 1 to 1000000, got 1000001"},
+      {R"({"Iterations": 18446744073709551615})", "KernelSpecification.Iterations", "from 1 to 1000000"},
       {R"({"Iteration": 5})", "KernelSpecification.Iteration", "did you mean 'Iterations'?"},
       {R"({"timeoutseconds": 5})", "KernelSpecification.timeoutseconds", "did you mean 'TimeoutSeconds'?"},
       {R"({"Statistic": "mode"})", "KernelSpecification.Statistic", "unknown statistic 'mode'"},

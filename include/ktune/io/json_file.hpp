@@ -10,8 +10,14 @@
 
 namespace ktune::io {
 
-// The whole content of a file, gunzipped if it is gzip data. Throws InputError naming the file.
+// The whole content of a file, gunzipped if it is gzip data. Throws InputError naming the file, also when the text
+// would exceed max_input_bytes() (a gzip bomb) or does not fit in memory.
 std::string read_file_text(const std::string& path);
+
+// The largest text read_file_text() accepts: half the physical memory, at most 16 GiB (a results file of millions
+// of entries is a few GiB). The testing hook sets another limit (nullopt: back to the default).
+std::size_t max_input_bytes();
+void set_max_input_bytes_for_testing(std::optional<std::size_t> bytes);
 
 // How deeply JSON input may nest objects and arrays (the top-level value is level 1). Deeper text is refused with an
 // InputError before a document is built: the code that walks documents (nlohmann's dump() and copies,
@@ -33,6 +39,10 @@ nlohmann::ordered_json parse_ordered_json_text(const std::string& text, const st
 // Throws the InputError of a JSON syntax error at 0-based `byte` of `text` (with line and column).
 [[noreturn]] void throw_json_syntax_error(const std::string& text, std::size_t byte, const std::string& detail,
                                          const std::string& source_name);
+// The InputError of nlohmann's out_of_range error (a number beyond a double's range, 1e400, for which nlohmann gives
+// no position): with the number's byte, line and column in `text` when it can be found there.
+[[noreturn]] void throw_json_out_of_range(const std::string& text, const nlohmann::json::out_of_range& error,
+                                          const std::string& source_name);
 // The message of a nlohmann parse error without its "[json.exception...] parse error at ...: " prefix.
 std::string parse_error_detail(const nlohmann::json::parse_error& error);
 

@@ -16,6 +16,8 @@ const char* to_string(ProblemFormat format);  // "T1", "ktune", "Kernel Tuner ca
 struct ProblemFile {
   Problem problem;
   ProblemFormat format;
+  // A Kernel Tuner cache cut short (an interrupted run), read leniently as tune --simulate reads it.
+  bool truncated = false;
 };
 
 ProblemFile read_problem_file(const std::string& path);

@@ -26,6 +26,12 @@ struct ResultsFile {
   std::vector<std::string> objectives;   // cache "objective" (string or list) or T4 "objectives"; may be empty
   std::vector<EvaluationRecord> records; // in file order; config in problem parameter order; clock_ms = NaN
   bool truncated = false;                // the file was cut short and repaired while reading
+  bool missing_cache = false;            // a Kernel Tuner cache file without a "cache" key (so no entries)
+  // Kernel Tuner cache: successful entries with neither "time" nor "times", whose runtimes_ms is their benchmark_time
+  // (the tuning clock's charge, as benchmark_hub's T4 conversion has it). That is no kernel time: "time" as an
+  // objective of such a file is refused (naming the first entry's key) rather than taken from it.
+  std::size_t time_stand_ins = 0;
+  std::string first_time_stand_in;
 };
 
 // Reads a results file, telling the format from the content (top-level "cache" or "tune_params" -> Kernel Tuner cache,

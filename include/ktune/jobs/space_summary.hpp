@@ -6,6 +6,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +45,8 @@ class SpaceSummary {
   // The export's format ("csv", "json"), when one was written.
   const std::optional<std::string>& export_format() const { return export_format_; }
   const std::optional<BruteForceOutcome>& brute_force() const { return brute_force_; }
+  // What the front end shows on stderr: a results file cut short (its complete records make the space).
+  const std::vector<std::string>& warnings() const { return warnings_; }
   double density() const;  // valid / Cartesian
 
  private:
@@ -52,6 +55,7 @@ class SpaceSummary {
   std::optional<SearchSpace> space_;
   std::optional<std::string> export_format_;
   std::optional<BruteForceOutcome> brute_force_;
+  std::vector<std::string> warnings_;
 };
 
 // The stable `ktune space --json` object.

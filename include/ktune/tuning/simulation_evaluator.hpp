@@ -64,6 +64,9 @@ class SimulationEvaluator final : public Evaluator {
 
 // Throws SimulationError, naming what is recorded, when no record of `results` has `objective`.
 void check_objective_recorded(const io::ResultsFile& results, std::string_view objective);
+// Throws SimulationError when `objective` is "time" and successful cache entries recorded no time, only a
+// benchmark_time (ResultsFile::time_stand_ins): that is no kernel time.
+void check_time_not_stood_in(const io::ResultsFile& results, std::string_view objective);
 
 // The search space of a results file used without a problem definition: its recorded configurations, failures
 // included (they are part of the space: a strategy may run into them), except those recorded as invalid.
