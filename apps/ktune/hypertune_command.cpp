@@ -50,61 +50,6 @@ class Progress final : public TuningListener {
   ProgressLine line_;
 };
 
-std::string spaces_text(std::size_t n) { return fmt::format("{} space{}", n, n == 1 ? "" : "s"); }
-
-void print(const Hypertuning& job, const HypertuneOutcome& out, const HypertuneOptions& o) {
-  const HypertuneRequest& r = job.request();
-  const auto training = job.training_space_names(), testing = job.test_space_names();
-  std::cout << fmt::format("{} hyperparameters, {} of {} settings scored ({} resumed) by {} on {} x {} "
-                           "repeats; {:.1f} s, stopped: {}\n",
-                           r.strategy, out.result.trace.size(), job.space().size(), out.resumed, r.meta_strategy,
-                           spaces_text(training.size()), r.repeats, out.result.wall_seconds,
-                           to_string(out.result.stop_reason));
-  const std::size_t shown = std::min(o.top, out.rows.size());
-  std::cout << fmt::format("  {:>8}  setting\n", "score");
-  for (std::size_t i = 0; i < shown; ++i) {
-    const ScoredSettingRow& row = out.rows[i];
-    const std::string score =
-        std::isfinite(row.score) ? fmt::format("{:8.4f}", row.score) : fmt::format("{:>8}", to_string(row.status));
-    std::cout << fmt::format("  {}  {}\n", score, methodology::settings_text(row.settings, " "));
-  }
-  if (out.rows.size() > shown) std::cout << fmt::format("  ... {} more (--top N, --json)\n", out.rows.size() - shown);
-  if (!testing.empty()) {
-    std::cout << fmt::format("train ({}) vs test ({}):\n", spaces_text(training.size()), spaces_text(testing.size()));
-    std::cout << fmt::format("  {:<8} {:>8} {:>8}  setting\n", "", "train", "test");
-    for (const auto& t : out.test_rows)
-      std::cout << fmt::format("  {:<8} {:>8.4f} {:>8.4f}  {}\n", t.role, t.train, t.test, t.label);
-  }
-  if (!out.verdict.empty()) {
-    std::cout << fmt::format("confirmed on fresh seeds {} (training):\n", fmt::join(out.confirm_seeds, ", "));
-    std::cout << fmt::format("  {:>8} {:>9}  setting\n", "score", "confirmed");
-    for (const auto& c : out.confirmed)
-      std::cout << fmt::format("  {:8.4f} {:9.4f}  {}\n", c.score, c.confirmed, c.label);
-    std::cout << fmt::format("  {:>8} {:9.4f}  {} (to beat)\n", "", out.reference.confirmed, out.reference.label);
-    std::cout << fmt::format("recommended: {}\n  training {:.4f} against {:.4f}", out.recommended.label,
-                             out.recommended.confirmed, out.reference.confirmed);
-    if (!testing.empty())
-      std::cout << fmt::format("; test (seeds {}) {:.4f} against {:.4f}", fmt::join(out.test_seeds, ", "),
-                               out.recommended.test, out.reference.test);
-    std::cout << fmt::format(": {}\n", out.verdict == "adopt" ? "better, adopt it"
-                                                              : "not better everywhere, keep the defaults");
-  }
-  if (out.cross_validation) {
-    const auto& cv = *out.cross_validation;
-    const std::string defaults =
-        std::isnan(cv.defaults_mean) ? "not scored" : fmt::format("{:.4f}", cv.defaults_mean);
-    std::cout << fmt::format("cross-validation ({}, {} folds, {} settings): held-out {:.4f} ± {:.4f} "
-                             "(min {:.4f}, max {:.4f}); the defaults {}\n",
-                             to_string(cv.scheme), cv.folds.size(), cv.settings, cv.mean, cv.spread, cv.min, cv.max,
-                             defaults);
-    std::cout << fmt::format("  {:>8} {:>8} {:>8}  held out / chosen on the others\n", "train", "held-out", "defaults");
-    for (const auto& f : cv.folds)
-      std::cout << fmt::format("  {:8.4f} {:8.4f} {:8.4f}  {} / {}\n", f.train, f.held_out_score, f.defaults_held_out,
-                               fmt::join(f.held_out, ", "), f.chosen);
-  }
-  if (!r.output_path.empty()) std::cout << "results: " << r.output_path << "\n";
-}
-
 int run_hypertune(HypertuneOptions& o) {
   o.request.budget.max_evaluations = o.budget;
   o.request.budget.time_limit_seconds = o.time_limit;
@@ -166,7 +111,11 @@ int run_hypertune(HypertuneOptions& o) {
   if (o.json)
     std::cout << hypertune_report_json(*job, out).dump(2) << "\n";
   else
-    print(*job, out, o);
+    write_hypertune_report(std::cout, *job, out, o.top);
+  if (const auto why = nothing_scored(out)) {  // a run that scored nothing is no result
+    std::cerr << "ktune hypertune: error: " << *why << "\n";
+    return kExitInputError;
+  }
   return exit_status;
 }
 

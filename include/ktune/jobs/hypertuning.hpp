@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -120,5 +121,13 @@ class Hypertuning {
 
 // The stable `ktune hypertune --json` object.
 nlohmann::json hypertune_report_json(const Hypertuning& job, const HypertuneOutcome& outcome);
+
+// The text report: what was scored, the `top` best settings, train vs test, confirmation, cross-validation.
+void write_hypertune_report(std::ostream& out, const Hypertuning& job, const HypertuneOutcome& outcome,
+                            std::size_t top);
+
+// Why a finished (not interrupted) run is no result, when it scored no setting at all (every one failed, or none was
+// tried), naming the first failure; nullopt when something was scored.
+std::optional<std::string> nothing_scored(const HypertuneOutcome& outcome);
 
 }  // namespace ktune
