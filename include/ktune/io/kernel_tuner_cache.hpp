@@ -17,7 +17,10 @@
 // verification_time, framework_time, strategy_time (ms; null -> NaN), timestamp, "__error__" -> status (an unknown
 // name counts as a runtime failure) with message = the error name; every other field is a Measurement (unit "").
 // A successful entry without "times" gets runtimes_ms = {benchmark_time} (as the benchmark_hub T4 conversion
-// does), so both formats of one space give identical records.
+// does), so both formats of one space give identical records; without "time" either, it is counted in
+// ResultsFile::time_stand_ins and "time" is not taken from it. A successful entry whose "time" (or, without one,
+// "times") is no run time (negative, NaN, infinite, null, a string that is no error name) is read as runtime_failed
+// with a message naming cache["key"].
 //
 // The problem behind a cache file: the parameters come from "tune_params"
 // in the order of "tune_params_keys" (the key order of "tune_params" if that list is absent), constraints from
