@@ -2,6 +2,7 @@
 // that excludes everything each get their own message (all three said "the parameter values differ"); a number
 // beyond a double's range names the file and its position; `space` accepts a cache cut short by an interrupted run
 // with the same warning as `tune --simulate` (it used to refuse it).
+#include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -82,6 +83,17 @@ TEST(TrueMessages, SpaceAcceptsACacheCutShortAsTuneDoes) {
   const std::string header_only = cli_write_temp("cut_header.json", kHeader.substr(0, 60));
   EXPECT_EQ(run_ktune("space " + quoted(header_only)).exit_code, 1);
   EXPECT_EQ(run_ktune("tune --simulate " + quoted(header_only)).exit_code, 1);
+}
+
+TEST(TrueMessages, HypertuneThatScoredNothingFailsSayingWhy) {
+  ::setenv("KTUNE_PLUGIN_CACHE", (cli_temp_dir() / "plugin-cache").c_str(), 1);
+  const std::string plugin = std::string(KTUNE_SOURCE_DIR) + "/tests/data/plugins/always_throwing_tunable.cpp";
+  const std::string space = shared_path("data/benchmark_hub/cachefiles/convolution_milo/A4000_T4.json.gz");
+  const KtuneRun run = run_ktune("hypertune --strategy " + quoted(plugin) + " --spaces " + quoted(space) +
+                                 " --repeats 2 --quiet");
+  EXPECT_EQ(run.exit_code, 1) << run.out;  // was 0, with no reason
+  EXPECT_TRUE(contains(run.err, "settings tried could be scored: ")) << run.err;
+  EXPECT_TRUE(contains(run.err, "this strategy never runs")) << run.err;
 }
 
 }  // namespace
