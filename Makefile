@@ -9,7 +9,7 @@ PREFIX     ?= /usr/local
 PYTHON     ?= /usr/bin/python3
 PYTHON_SITE ?=
 
-.PHONY: setup build run test bench asan fuzz install python python-examples clean
+.PHONY: setup build run test bench asan fuzz faults install python python-examples clean
 
 setup:
 	@bash scripts/setup.sh
@@ -56,6 +56,12 @@ fuzz: setup
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ -DKTUNE_FUZZ=ON
 	cmake --build $(FUZZ_BUILD) --target ktune_fuzzers -j $(JOBS)
 	bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# Fault injection for every writer (tests/faults/fault_injection.py): FAULT_POINTS (20) random points each of kill -9,
+# a file-size limit and a full disk (a private mount namespace: as root); prints the counts (docs/running.md).
+FAULT_POINTS ?= 20
+faults: build
+	$(PYTHON) tests/faults/fault_injection.py --ktune $(BUILD)/ktune --shared $(SHARED) --points $(FAULT_POINTS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -77,7 +77,7 @@ void BM_LiveOverhead(benchmark::State& state, bool isolate, bool verify) {
                                  .backend_factory = [] { return std::make_unique<TrivialBackend>(); }});
   const auto path = std::filesystem::temp_directory_path() / "ktune_live_overhead_cache.json";
   std::filesystem::remove(path);
-  io::CacheHeader header{evaluator.device_name(), evaluator.kernel_name(), nullptr, problem, {"time"}};
+  io::CacheHeader header{evaluator.device_name(), evaluator.kernel_name(), nullptr, problem, {"time"}, nullptr};
   io::KernelTunerCacheWriter cache(path.string(), header);
   std::size_t index = 0;
   double framework_ms = 0;

@@ -14,6 +14,7 @@
 #include "number_options.hpp"
 #include "progress_line.hpp"
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/output_file.hpp"
 #include "ktune/jobs/comparison_job.hpp"
 #include "ktune/jobs/comparison_reports.hpp"
 #include "ktune/jobs/space_worst_cases.hpp"
@@ -31,10 +32,9 @@ struct CompareOptions {
   std::string output_path, plot_dir;
 };
 
+// Atomically: a run killed or a disk full while writing leaves the previous report whole.
 void write_report(const std::string& path, const nlohmann::json& report) {
-  std::ofstream out(path, std::ios::binary);
-  out << report.dump() << "\n";
-  if (!out) throw io::InputError(path, "", "cannot write the report");
+  io::write_file_atomically(path, report.dump() + "\n");
 }
 
 int run_multiobjective(const ComparisonJob& job, const CompareOptions& o) {
@@ -107,6 +107,11 @@ int run_compare(CompareOptions& o) {
     progress.show(fmt::format("  compare: {}", progress.count_text(done, total, "runs")), done == total);
   };
   try {
+    // Before any run: an output that cannot be written, or that would overwrite an input, is refused at once.
+    std::vector<io::NamedPath> inputs;
+    for (const auto& space : o.request.spaces) inputs.push_back({"--spaces", space});
+    io::refuse_overlapping_paths(inputs, {{"--output", o.output_path}});
+    if (!o.output_path.empty()) io::check_output_path(o.output_path, "--output");
     const ComparisonJob job(o.request);
     if (job.multiobjective()) return run_multiobjective(job, o);
     if (o.request.stats_only) {

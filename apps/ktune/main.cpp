@@ -1,6 +1,7 @@
 // ktune: the command line. Parses arguments, dispatches to one verb, maps failures to exit codes
 // (0 ok, 1 input error, 2 usage error, 3 failed verification) and never lets an exception escape.
 #include <algorithm>
+#include <csignal>
 #include <exception>
 #include <iterator>
 #include <iostream>
@@ -28,6 +29,9 @@ int main(int argc, char** argv) {
   // Ctrl-C and SIGTERM stop a verb cleanly (its outputs are written with what was measured); a second one ends the
   // process at once.
   const ktune::InterruptHandler interrupt_handler;
+  // A file-size limit (ulimit -f) is an error of the write that meets it, which every writer handles (a cache
+  // stops with its entries whole, an atomic output keeps the previous file), not the end of the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
     CLI::App app{"ktune: a fast auto-tuner for GPU and CPU kernels (Kernel Tuner compatible)", "ktune"};
     app.set_version_flag("--version", std::string("ktune ") + ktune::kVersionString);

@@ -10,36 +10,51 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.hpp"
-#include "number_options.hpp"
-#include "ktune/io/input_error.hpp"
-#include "ktune/jobs/tune_job.hpp"
-#include "ktune/live/observer.hpp"
 #include "ktune/parallel/mpi_tuning.hpp"
 #include "ktune/tuning/console_reporter.hpp"
 #include "ktune/tuning/interruption.hpp"
+#include "tune_options.hpp"
 
 namespace ktune::cli {
 namespace {
 
-struct TuneOptions {
-  TuneRequest request;  // the flags that map one to one
-  std::optional<std::uint64_t> max_fevals;
-  std::optional<double> time_limit, fraction, target;
-  bool maximize = false, minimize = false;
-  bool no_verify = false, in_process = false, no_implicit_block_constraint = false;
-  std::string output_path, csv_path;
-  std::string devices;  // --devices: "0,1,3" or "all"
-  double rank_timeout = 60;
-  bool json = false, quiet = false, trace = false, verbose = false;
-};
+
+// The live-only flags given to a simulated run (they would be ignored without a word).
+std::vector<std::string> live_flags_given(const TuneOptions& o) {
+  const LiveOverrides& l = o.request.live;
+  std::vector<std::string> given;
+  const auto note = [&](bool set, const char* flag) {
+    if (set) given.push_back(flag);
+  };
+  note(l.backend.has_value(), "--backend");
+  note(l.iterations.has_value(), "--iterations");
+  note(l.statistic.has_value(), "--statistic");
+  note(l.timeout_seconds.has_value(), "--timeout");
+  note(l.platform.has_value(), "--platform");
+  note(l.device.has_value(), "--device");
+  note(l.compiler.has_value(), "--compiler");
+  note(o.no_verify, "--no-verify");
+  note(o.in_process, "--in-process");
+  note(!o.devices.empty(), "--devices");
+  note(l.mixed_devices, "--mixed-devices");
+  note(l.compile_workers > 0, "--compile-workers");
+  note(!l.observers.empty(), "--observer");
+  return given;
+}
 
 int run_tune(TuneOptions& o) {
   const auto fail = [](const std::string& message, int code) {
     std::cerr << "ktune tune: error: " << message << "\n";
     return code;
   };
+  if (const auto given = live_flags_given(o); !o.request.simulate_path.empty() && !given.empty())
+    return fail(fmt::format("{} {} for live runs; this run replays {} (leave {} out)", fmt::join(given, ", "),
+                            given.size() == 1 ? "is" : "are", o.request.simulate_path,
+                            given.size() == 1 ? "it" : "them"),
+                kExitUsage);
   if (o.maximize && o.minimize) return fail("--maximize and --minimize exclude each other", kExitUsage);
   TuneRequest& request = o.request;
   request.budget.max_evaluations = o.max_fevals;
@@ -48,6 +63,7 @@ int run_tune(TuneOptions& o) {
   request.budget.target = o.target;
   if (o.maximize || o.minimize) request.maximize = o.maximize;
   request.implicit_block_constraint = !o.no_implicit_block_constraint;
+  request.budget_counts_resumed = !o.budget_new_only;
   request.live.verify = !o.no_verify;
   request.live.isolate = !o.in_process;
   if (o.devices == "all") {
@@ -135,24 +151,24 @@ int run_tune(TuneOptions& o) {
   const TuneOutcome outcome = job->run(listeners);
   console.finish();
 
-  try {
-    if (!o.output_path.empty()) job->write_t4(o.output_path, outcome);
-    if (!o.csv_path.empty()) job->write_csv(o.csv_path, outcome);
-  } catch (const io::InputError& e) {
-    return fail(e.what(), kExitInputError);
-  }
+  // Every output is attempted, and a failed one does not keep the others, --json or the summary from being written.
+  const std::vector<std::string> failed_outputs = job->write_outputs(outcome);
+  for (const auto& why : failed_outputs) fail(why, kExitInputError);
 
   // Interrupted: everything above was written with what was measured; the exit status tells the shell why.
   const TuningResult& result = outcome.result;
   // A failed (isolated) strategy: what it evaluated is written and reported, and the exit status says it failed.
-  const int exit_status = result.stop_reason == StopReason::interrupted       ? interrupted_exit_status(stop_signal())
-                          : result.stop_reason == StopReason::strategy_failed ? kExitInputError
-                                                                              : kExitOk;
+  const int exit_status = result.stop_reason == StopReason::interrupted ? interrupted_exit_status(stop_signal())
+                          : result.stop_reason == StopReason::strategy_failed || !failed_outputs.empty() ||
+                                    outcome.cache_failed
+                              ? kExitInputError
+                              : kExitOk;
   if (result.stop_reason == StopReason::strategy_failed)
-    std::cerr << fmt::format("ktune tune: error: {} after {} evaluations; results written\n", result.failure,
-                             result.evaluations);
+    std::cerr << fmt::format("ktune tune: error: {} after {} evaluation{}; results written\n", result.failure,
+                             result.evaluations, result.evaluations == 1 ? "" : "s");
   if (result.stop_reason == StopReason::interrupted && !o.quiet)
-    std::cerr << fmt::format("ktune tune: interrupted after {} evaluations; results written{}\n", result.evaluations,
+    std::cerr << fmt::format("ktune tune: interrupted after {} evaluation{}; results written{}\n", result.evaluations,
+                             result.evaluations == 1 ? "" : "s",
                              request.cache_path.empty() ? "" : fmt::format(" ({} resumes the run)", request.cache_path));
   if (o.json) {
     std::cout << tune_report_json(*job, outcome, o.trace).dump(2) << "\n";
@@ -167,97 +183,7 @@ int run_tune(TuneOptions& o) {
 Command add_tune_command(CLI::App& app) {
   auto o = std::make_shared<TuneOptions>();
   CLI::App* sub = app.add_subcommand("tune", "Tune a problem live (a T1 file with a KernelSpecification) or simulated from a brute-forced results file");
-  sub->add_option("problem", o->request.problem_path,
-                  "Problem file (T1, ktune JSON or Kernel Tuner cache); when simulating it may be left out and the "
-                  "space is the recorded configurations");
-  sub->add_option("--simulate", o->request.simulate_path, "Replay this Kernel Tuner cache or T4 file (.json or .json.gz)");
-  sub->add_option("--strategy", o->request.strategy,
-                  "Search strategy (see ktune strategies); default: auto with a budget, else brute_force");
-  sub->add_option("--set", o->request.settings, "Strategy hyperparameter name=value (repeatable)");
-  sub->add_option("--max-fevals", o->max_fevals, "Stop after this many unique evaluations")->check(whole_number(1));
-  sub->add_option("--time-limit", o->time_limit, "Stop after this many seconds on the tuning clock")
-      ->check(real_number(0, 1e12, true));
-  sub->add_option("--fraction", o->fraction, "Stop after this fraction of the search space")
-      ->check(real_number(0, 1, true));
-  sub->add_option("--target", o->target, "Stop once the objective reaches this value")
-      ->check(real_number(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max(), false));
-  sub->add_option("--seed", o->request.seed, "Seed of every random choice")->capture_default_str()->check(seed_number());
-  sub->add_option("--objective,--objectives", o->request.objectives,
-                  "Objective measurement(s), NAME[:min|:max], comma-separated or repeated (default: the file's, else "
-                  "time); with several, the result is their Pareto front");
-  sub->add_option("--scalarize", o->request.scalarize,
-                  "Several objectives, single-objective strategy: lexicographic (default) or weighted_sum:W1,W2,...");
-  sub->add_option("--derive", o->request.derived,
-                  "Simulation: NAME=EXPRESSION, a measurement computed from each record's parameters and "
-                  "measurements, usable as an objective (repeatable)");
-  sub->add_option("--restrict", o->request.restrictions,
-                  "A constraint (Python syntax) added to the problem's; in simulation, only recorded configurations "
-                  "that satisfy it are replayed (repeatable)");
-  sub->add_flag("--maximize", o->maximize, "Maximise the objective (default: inferred from its name)");
-  sub->add_flag("--minimize", o->minimize, "Minimise the objective");
-  sub->add_flag("--charge-strategy-time", o->request.charge_strategy_time,
-                "Charge the strategy's own time to the simulated clock (as Kernel Tuner does)");
-  sub->add_option("--output", o->output_path, "Write the results as a T4 file");
-  sub->add_option("--cache", o->request.cache_path, "Kernel Tuner cache file: resumed if present, appended per result");
-  sub->add_option("--csv", o->csv_path, "Write the results as CSV");
-  auto* max_threads = sub->add_option("--max-threads", o->request.max_threads,
-                                      "Limit of the implicit block-size constraint (default: live, the device's "
-                                      "maximum block size; simulated, 1024 as Kernel Tuner)")
-                          ->check(whole_number(1, std::numeric_limits<std::int64_t>::max()));
-  sub->add_flag("--no-implicit-block-constraint", o->no_implicit_block_constraint,
-                "Do not add Kernel Tuner's implicit block_size_x*block_size_y*block_size_z <= max_threads")
-      ->excludes(max_threads);
-  sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
-  sub->add_flag("--trace", o->trace, "Include every evaluation in the JSON output");
-  sub->add_flag("--quiet", o->quiet, "No header, configuration lines, progress line or warnings on stderr");
-  sub->add_flag("--verbose", o->verbose,
-                "One line per evaluated configuration on stderr in simulated runs too (live runs show them unless "
-                "--quiet)");
-  // Live tuning (a T1 file with a KernelSpecification, no --simulate): overrides of the file's settings.
-  sub->add_option("--backend", o->request.live.backend, "Live: the backend (cpp, opencl, cuda) instead of the file's language");
-  sub->add_option("--iterations", o->request.live.iterations, "Live: timed launches per configuration (after one warm-up)")
-      ->check(whole_number(1, 1'000'000));
-  sub->add_option("--statistic", o->request.live.statistic, "Live: the time objective over the launches: mean, median or min");
-  sub->add_option("--timeout", o->request.live.timeout_seconds, "Live: seconds per configuration (compile + verify + benchmark)")
-      ->check(real_number(0, 1e9, true));
-  sub->add_option("--platform", o->request.live.platform, "Live: OpenCL platform index")->check(whole_number(0, 1'000'000));
-  sub->add_option("--device", o->request.live.device, "Live: device index (OpenCL device within the platform, CUDA ordinal)")
-      ->check(whole_number(0, 1'000'000));
-  sub->add_option("--compiler", o->request.live.compiler, "Live, cpp backend: the compiler command (default $CXX or c++)");
-  sub->add_flag("--no-verify", o->no_verify, "Live: skip verification against the reference");
-  sub->add_option("--devices", o->devices,
-                  "Live: measure on several devices at once, one worker each: device indices (0,1,3) or all; the "
-                  "strategy's batches are spread over them, results as with one device");
-  sub->add_flag("--mixed-devices", o->request.live.mixed_devices,
-                "Live: pool the results of --devices of different models (refused otherwise)");
-  sub->add_option("--pending", o->request.pending_evaluations,
-                  "A constant liar: a strategy that asks one configuration at a time gets an estimate for up to this "
-                  "many new ones while they are measured (on several devices, or ranks), and goes on; 0: none")
-      ->capture_default_str()
-      ->check(whole_number(0, 1'000'000));
-  sub->add_option("--rank-timeout", o->rank_timeout,
-                  "Under mpirun: seconds of silence after which a measuring rank is taken for dead (its "
-                  "configuration goes to another rank)")
-      ->capture_default_str()
-      ->check(real_number(0, 1e9, true));
-  sub->add_option("--compile-workers", o->request.live.compile_workers,
-                  "Live: processes that compile the strategy's next configurations while one is measured (on a CPU "
-                  "device pinned to other cores than the measurement); 0: none")
-      ->capture_default_str()
-      ->check(whole_number(0, 1024));
-  sub->add_option("--observer", o->request.live.observers,
-                  "Live: also observe energy and power: powercap (Linux RAPL, CPU) or nvml (NVIDIA GPU); repeatable. "
-                  "Skipped with a note where the machine does not expose them")
-      ->check(CLI::IsMember(live::observer_names()));
-  sub->add_flag("--isolate", o->request.isolate_strategy,
-                "Run the strategy in a worker process: a crash, hang or exception (an untrusted plug-in) ends the run "
-                "with what was evaluated");
-  sub->add_option("--isolate-limit", o->request.isolation_seconds,
-                  "With --isolate: seconds of the strategy's own time before it is stopped")
-      ->capture_default_str()
-      ->check(real_number(0, 1e9, true));
-  sub->add_flag("--in-process", o->in_process,
-                "Live: run kernels in this process (debugging; a crash ends the run and timeouts are not enforced)");
+  add_tune_flags(sub, *o);
   return {sub, [o] { return run_tune(*o); }};
 }
 

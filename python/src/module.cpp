@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "ktune/evaluation_record.hpp"
+#include "ktune/io/input_error.hpp"
+#include "ktune/io/output_file.hpp"
 #include "ktune/io/t4_results.hpp"
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/jobs/tune_job.hpp"
@@ -539,6 +541,9 @@ live::KernelSpecification kernel_specification(const py::dict& kernel, const Pro
   spec.compiler_options = strings(kernel["compiler_options"]);
   const auto problem_size = strings(kernel["problem_size"]);
   for (std::size_t d = 0; d < 3 && d < problem_size.size(); ++d) spec.problem_size[d] = problem_size[d];
+  // Kernel Tuner's cache records the problem size in the caller's form (100000, not ["100000", "1", "1"]).
+  if (kernel.contains("problem_size_dimensions"))
+    spec.problem_size_dimensions = kernel["problem_size_dimensions"].cast<int>();
   spec.block_size_names = problem.block_size_names;
   const auto grid_div = kernel["grid_div"].cast<py::list>();
   for (std::size_t d = 0; d < 3; ++d) spec.grid_div[d] = strings(grid_div[d]);
@@ -759,10 +764,14 @@ void write_t4_results(std::ostream& out, const py::list& tune_params, const py::
 
 void write_t4(const std::string& path, const py::list& tune_params, const py::list& results,
               const std::vector<std::string>& objectives) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw py::value_error("cannot write " + path);
-  write_t4_results(out, tune_params, results, objectives);
-  if (!out.flush()) throw py::value_error("cannot write " + path);
+  // Atomically, as every output of ktune's (io/output_file.hpp): a kill or a full disk keeps the previous file.
+  std::ostringstream text;
+  write_t4_results(text, tune_params, results, objectives);
+  try {
+    io::write_file_atomically(path, std::move(text).str());
+  } catch (const io::InputError& e) {
+    throw py::value_error(e.what());
+  }
 }
 
 std::string t4_text(const py::list& tune_params, const py::list& results, const std::vector<std::string>& objectives) {

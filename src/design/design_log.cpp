@@ -34,8 +34,14 @@ DesignLog::~DesignLog() {
 
 void DesignLog::append(const nlohmann::json& record) {
   const std::string line = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
-    throw std::runtime_error(fmt::format("cannot write the design log {}: {}", path_, std::strerror(errno)));
+  const long before = std::ftell(file_);
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0) {
+    // A full disk or a file-size limit: the part of the line that made it is cut off, so every line stays whole.
+    const int error = errno;
+    std::clearerr(file_);
+    if (before >= 0) (void)::ftruncate(::fileno(file_), static_cast<off_t>(before));
+    throw std::runtime_error(fmt::format("cannot write the design log {}: {}", path_, std::strerror(error)));
+  }
   ::fsync(::fileno(file_));
 }
 

@@ -349,6 +349,7 @@ ResultsFile parse_kernel_tuner_cache(const std::string& text, const std::string&
   file.device_name = optional_string(header, "device_name", source_name);
   file.kernel_name = optional_string(header, "kernel_name", source_name);
   if (const auto it = header.find("problem_size"); it != header.end()) file.problem_size = *it;
+  if (const auto it = header.find("ktune_provenance"); it != header.end() && it->is_object()) file.provenance = *it;
   file.objectives = objectives_of(header, source_name);
   return file;
 }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <exception>
 
+#include <fmt/format.h>
+
 namespace ktune {
 
 CacheRecorder::CacheRecorder(io::KernelTunerCacheWriter& writer, std::function<void(const std::string&)> warn)
@@ -17,9 +19,12 @@ void CacheRecorder::on_evaluation(const CostFunction& cost, std::size_t position
   try {
     writer_.append(r);
   } catch (const std::exception& error) {
-    // Losing the cache must not lose the run: say so once and tune on.
+    // Losing the cache must not lose the run: say so once, with what is safe where, and tune on.
     failed_ = true;
-    if (warn_) warn_("stopped writing " + writer_.path() + ": " + error.what());
+    if (warn_)
+      warn_(fmt::format("stopped writing the cache: {}\n  its {} results ({} of this run) are safe there and resume; "
+                        "this run's later results are only in its other outputs (--output, --csv, --json)",
+                        error.what(), writer_.existing().size() + writer_.appended(), writer_.appended()));
   }
 }
 

@@ -17,6 +17,7 @@
 #include "ktune/design/reply_parser.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
+#include "ktune/io/output_file.hpp"
 #include "ktune/io/problem_file.hpp"
 #include "ktune/jobs/tune_job.hpp"
 #include "ktune/methodology/comparison.hpp"
@@ -35,9 +36,11 @@ using Clock = std::chrono::steady_clock;
 constexpr int kLogVersion = 1;
 
 void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  if (!out) refuse_input(fmt::format("cannot write {}", path.string()));
+  try {
+    io::write_file_atomically(path.string(), text);
+  } catch (const io::InputError& e) {
+    refuse_input(e.what());
+  }
 }
 
 // A file-name-safe form of a strategy name.

@@ -140,7 +140,7 @@ void Hypertuning::State::open_cache() {
   if (request.output_path.empty()) return;
   try {
     io::CacheHeader header{evaluator->device_name(), evaluator->kernel_name(), nlohmann::json::array(),
-                           space->problem(), {"score"}};
+                           space->problem(), {"score"}, nullptr};
     cache = std::make_unique<io::KernelTunerCacheWriter>(request.output_path, header);
   } catch (const io::InputError& e) {
     refuse_input(e.what());
@@ -290,7 +290,13 @@ HypertuneOutcome Hypertuning::run(const std::vector<TuningListener*>& listeners)
   for (TuningListener* l : listeners) options.listeners.push_back(l);
 
   HypertuneOutcome out(tune(*s.space, *s.evaluator, *s.meta, options));
-  if (s.cache) s.cache->close();
+  if (s.cache) {
+    try {
+      s.cache->close();
+    } catch (const io::InputError& e) {  // every complete entry is there and resumes; the report is still written
+      s.say(JobMessageLevel::loss, fmt::format("warning: {}", e.what()));
+    }
+  }
   out.resumed = options.resumed.size();
   // Interrupted: what was scored is in the cache (resumable) and reported; no test or confirmation runs.
   out.interrupted = out.result.stop_reason == StopReason::interrupted;
@@ -341,8 +347,11 @@ const HypertuneRequest& Hypertuning::request() const { return state_->request; }
 const SearchSpace& Hypertuning::space() const { return *state_->space; }
 std::size_t Hypertuning::settings_to_score() const {
   const State& s = *state_;
-  return static_cast<std::size_t>(std::min<std::uint64_t>(s.request.budget.evaluation_limit(s.space->size()),
-                                                          s.space->size() - s.resumed.results.size()));
+  // Resumed settings count toward the budget (as in tune): a finished run, rerun, scores nothing.
+  const std::uint64_t limit = s.request.budget.evaluation_limit(s.space->size());
+  const std::uint64_t known = s.resumed.results.size();
+  return static_cast<std::size_t>(std::min<std::uint64_t>(limit > known ? limit - known : 0,
+                                                          s.space->size() - known));
 }
 const std::string& Hypertuning::defaults_label() const { return state_->reference_spec.label; }
 const std::vector<std::pair<std::string, Value>>& Hypertuning::fixed_hyperparameters() const { return state_->fixed; }

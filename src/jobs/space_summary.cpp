@@ -10,6 +10,7 @@
 
 #include "ktune/expr/errors.hpp"
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/output_file.hpp"
 #include "ktune/io/json_value.hpp"
 #include "ktune/io/results_file.hpp"
 #include "ktune/solver/brute_force.hpp"
@@ -105,15 +106,16 @@ SpaceSummary::SpaceSummary(SpaceRequest request) : request_(std::move(request)) 
     refuse_input(fmt::format("{}: {}", r.problem_path, e.what()));
   }
   if (format) {
-    std::ofstream out(r.export_path, std::ios::binary | std::ios::trunc);
-    if (!out)
-      refuse_input(fmt::format("--export {}: cannot open for writing: {}", r.export_path, std::strerror(errno)));
-    if (*format == ExportFormat::Csv)
-      space_->write_csv(out);
-    else
-      out << space_->to_json().dump() << "\n";
-    out.close();
-    if (!out) refuse_input(fmt::format("--export {}: writing failed", r.export_path));
+    try {
+      io::write_file_atomically(r.export_path, [&](std::ostream& out) {
+        if (*format == ExportFormat::Csv)
+          space_->write_csv(out);
+        else
+          out << space_->to_json().dump() << "\n";
+      });
+    } catch (const io::InputError& e) {
+      refuse_input(fmt::format("--export {}", e.what()));
+    }
     export_format_ = *format == ExportFormat::Csv ? "csv" : "json";
   }
   if (r.verify_brute_force) {

@@ -1,6 +1,7 @@
 #include "ktune/jobs/tune_job.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <unordered_map>
@@ -9,12 +10,15 @@
 #include <fmt/ranges.h>
 
 #include "ktune/expr/errors.hpp"
+#include "ktune/expr/evaluator.hpp"
+#include "ktune/expr/parser.hpp"
 #include "ktune/io/derived_measurements.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/json_value.hpp"
 #include "ktune/io/problem_file.hpp"
 #include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/io/output_file.hpp"
 #include "ktune/io/t4_results.hpp"
 #include "ktune/io/results_csv.hpp"
 #include "ktune/io/results_file.hpp"
@@ -70,6 +74,7 @@ struct TuneJob::State {
   void build_space_and_evaluator();
   void open_live_devices();
   void open_cache();
+  void check_outputs() const;
 
   // The device the spec names, probed once in a short-lived worker (its block-size limit, how many there are).
   std::optional<live::DeviceInfo> probed;
@@ -91,9 +96,29 @@ struct TuneJob::State {
     evaluator = std::move(c);
   }
   std::vector<int> device_indices;
+  bool stopped_while_starting = false;  // a stop request came while the live evaluator started
 };
 
 namespace {
+
+// Stands in for a live evaluator that a stop request ended while it started: nothing is measured with it (the cost
+// function sees the stop before asking it).
+class NothingMeasured final : public Evaluator {
+ public:
+  NothingMeasured(std::vector<Objective> objectives, std::string device)
+      : objectives_(std::move(objectives)), device_(std::move(device)) {}
+  const std::vector<Objective>& objectives() const override { return objectives_; }
+  bool simulated() const override { return false; }
+  EvaluationOutcome evaluate(std::size_t) override { throw Interrupted(); }
+  EvaluationRecord record(std::size_t) const override {
+    throw std::logic_error("NothingMeasured::record: nothing was measured");
+  }
+  std::string device_name() const override { return device_; }
+
+ private:
+  std::vector<Objective> objectives_;
+  std::string device_;
+};
 
 // The configurations of `space` that `keep` accepts, in the same order, as a space of `problem` (the same
 // parameters and value lists, so the same value indices).
@@ -132,6 +157,66 @@ nlohmann::json configuration_json(const Problem& problem, const std::vector<Valu
 
 std::string statistic_name(live::Statistic s) {
   return s == live::Statistic::mean ? "mean" : s == live::Statistic::median ? "median" : "min";
+}
+
+// FNV-1a, 64 bits: a stable hash of the kernel's source for the cache's provenance (the same on every platform).
+std::string source_hash(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return fmt::format("fnv1a64:{:016x}", h);
+}
+
+// The problem size in the form the caller gave it (a number, or a list of 1 to 3), each dimension a number where
+// its expression needs no configuration (constants only), else the expression: what Kernel Tuner writes into its
+// cache, and what tells a cache of n = 1M from one of n = 8M.
+nlohmann::json problem_size_json(const live::KernelSpecification& spec, const Problem& problem) {
+  const auto dimension = [&](const std::string& text) -> nlohmann::json {
+    try {
+      const Value v = expr::evaluate(
+          *expr::parse_expression(text),
+          [&](std::string_view name) -> const Value* {
+            const auto it = problem.constants.find(name);
+            return it == problem.constants.end() ? nullptr : &it->second;
+          },
+          text);
+      if (v.is_int()) return v.as_int();
+      if (v.is_float() && v.as_float() == std::floor(v.as_float()) && std::abs(v.as_float()) < 9e15)
+        return static_cast<std::int64_t>(v.as_float());
+    } catch (const std::exception&) {
+      // Depends on the configuration (Kernel Tuner's problem_size = "num_blocks"): the expression itself.
+    }
+    return text;
+  };
+  if (spec.problem_size_dimensions <= 0) return dimension(spec.problem_size[0]);
+  nlohmann::json dims = nlohmann::json::array();
+  for (int d = 0; d < std::min(spec.problem_size_dimensions, 3); ++d) dims.push_back(dimension(spec.problem_size[d]));
+  return dims;
+}
+
+// What makes two live runs' results comparable besides device, kernel name and problem size: the backend, the
+// kernel source and how it was compiled.
+nlohmann::json live_provenance(const live::KernelSpecification& spec) {
+  std::string source = spec.kernel_code;
+  if (source.empty() && !spec.kernel_file.empty()) {
+    try {
+      source = io::read_file_text(spec.kernel_file);
+    } catch (const io::InputError&) {
+      source = spec.kernel_file;  // not readable here: the backend will say so
+    }
+  }
+  std::string compiler = spec.backend_options.compiler;
+  if (compiler.empty() && spec.backend == "cpp") {
+    const char* cxx = std::getenv("CXX");
+    compiler = cxx != nullptr && *cxx != '\0' ? cxx : "c++";
+  }
+  nlohmann::json p = {{"backend", spec.backend},
+                      {"kernel_source_hash", source_hash(source)},
+                      {"compiler_options", spec.compiler_options}};
+  if (!compiler.empty()) p["compiler"] = compiler;
+  return p;
 }
 
 }  // namespace
@@ -363,14 +448,29 @@ void TuneJob::State::build_space_and_evaluator() {
         problem->max_threads = std::nullopt;
       } else if (request.max_threads) {
         problem->max_threads = *request.max_threads;
-      } else if (probe().max_threads > 0) {
-        problem->max_threads = static_cast<std::int64_t>(probe().max_threads);
+      } else {
+        try {
+          if (probe().max_threads > 0) problem->max_threads = static_cast<std::int64_t>(probe().max_threads);
+        } catch (const Interrupted&) {
+          stopped_while_starting = true;  // the device's limit is unknown: the space has none
+        }
       }
       problem->constraints.insert(problem->constraints.end(), request.restrictions.begin(), request.restrictions.end());
       space.emplace(SearchSpace::build(*problem));
       if (request.keep) space.emplace(kept_configurations(*space, request.keep));
-      problem_size = spec->problem_size;
-      open_live_devices();
+      problem_size = problem_size_json(*spec, *problem);
+      try {
+        if (!stopped_while_starting) open_live_devices();
+      } catch (const Interrupted&) {
+        stopped_while_starting = true;
+      }
+      if (stopped_while_starting) {
+        // Ctrl-C while the device was probed or the reference computed: the run measures nothing but still ends as
+        // an interrupted run does, with its (empty) outputs and report.
+        evaluator = std::make_unique<NothingMeasured>(objectives, probed ? probed->name : std::string());
+        live_evaluator = nullptr;
+        concurrent = nullptr;
+      }
     } else {
       if (problem && !request.implicit_block_constraint) problem->max_threads = std::nullopt;
       if (problem && request.max_threads) problem->max_threads = *request.max_threads;
@@ -411,11 +511,33 @@ void TuneJob::State::build_space_and_evaluator() {
 }
 
 void TuneJob::State::open_cache() {
-  if (request.cache_path.empty()) return;
+  // Stopped before measuring: the device is not known for sure, so the cache is neither labelled nor rewritten.
+  if (request.cache_path.empty() || stopped_while_starting) return;
   try {
-    io::CacheHeader header{evaluator->device_name(), evaluator->kernel_name(), problem_size, space->problem(), names};
+    io::CacheHeader header{evaluator->device_name(),
+                           evaluator->kernel_name(),
+                           problem_size,
+                           space->problem(),
+                           names,
+                           spec ? live_provenance(*spec) : nlohmann::json(nullptr)};
     if (header.kernel_name.empty()) header.kernel_name = space->problem().name;
-    cache = std::make_unique<io::KernelTunerCacheWriter>(request.cache_path, header);
+    cache = std::make_unique<io::KernelTunerCacheWriter>(request.cache_path, header,
+                                                         io::CacheWriterOptions{request.reuse_cache});
+  } catch (const io::InputError& e) {
+    refuse_input(e.what());
+  }
+}
+
+// Before anything is measured: every output can be written, and none overwrites an input or another output.
+void TuneJob::State::check_outputs() const {
+  try {
+    io::refuse_overlapping_paths({{"problem", request.problem_path}, {"--simulate", request.simulate_path}},
+                                 {{"--cache", request.cache_path},
+                                  {"--output", request.output_path},
+                                  {"--csv", request.csv_path}});
+    if (!request.output_path.empty()) io::check_output_path(request.output_path, "--output");
+    if (!request.csv_path.empty()) io::check_output_path(request.csv_path, "--csv");
+    if (!request.cache_path.empty()) io::check_output_path(request.cache_path, "--cache");
   } catch (const io::InputError& e) {
     refuse_input(e.what());
   }
@@ -425,6 +547,7 @@ TuneJob::TuneJob(TuneRequest request) : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.request = std::move(request);
   s.open_strategy();
+  if (!s.request.measure_only) s.check_outputs();
   s.open_inputs();
   s.apply_live_overrides();
   s.resolve_objectives();
@@ -450,6 +573,7 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
   options.charge_strategy_time = s.request.charge_strategy_time;
   options.scalarization = s.scalarization;
   options.pending_evaluations = s.request.pending_evaluations;
+  options.resumed_count_toward_budget = s.request.budget_counts_resumed;
 
   ResumedResults resumed;
   std::unique_ptr<CacheRecorder> recorder;
@@ -464,8 +588,18 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
   for (TuningListener* l : listeners) options.listeners.push_back(l);
 
   TuneOutcome out{tune(*s.space, *s.evaluator, *s.strategy, options)};
-  if (s.cache) s.cache->close();
+  if (s.cache) {
+    try {
+      s.cache->close();
+    } catch (const io::InputError& e) {
+      // Every complete entry is in the file, which resumes as it is; the run's other outputs are still written.
+      s.say(JobMessageLevel::loss, fmt::format("warning: {}", e.what()));
+      out.cache_failed = true;
+    }
+    out.cache_failed = out.cache_failed || s.cache->failed();
+  }
   out.resumed = options.resumed.size();
+  out.budget_counts_resumed = s.request.budget_counts_resumed;
 
   // Records: a resumed result keeps the record of the cache; a measured one gets its times on the tuning clock.
   const Trace& trace = out.result.trace;
@@ -519,11 +653,7 @@ std::vector<std::pair<std::string, Value>> TuneJob::hyperparameters() const {
 namespace {
 
 void write_file(const std::string& path, const std::function<void(std::ostream&)>& writer) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw io::InputError(path, "", "cannot open for writing");
-  writer(out);
-  out.flush();
-  if (!out) throw io::InputError(path, "", "write failed");
+  io::write_file_atomically(path, writer);
 }
 
 }  // namespace
@@ -552,6 +682,21 @@ void TuneJob::write_t4(const std::string& path, const TuneOutcome& outcome) cons
 void TuneJob::write_csv(const std::string& path, const TuneOutcome& outcome) const {
   const State& s = *state_;
   write_file(path, [&](std::ostream& out) { io::write_results_csv(out, s.space->problem(), outcome.records, s.names); });
+}
+
+std::vector<std::string> TuneJob::write_outputs(const TuneOutcome& outcome) const {
+  std::vector<std::string> failures;
+  const auto attempt = [&](const std::string& path, void (TuneJob::*write)(const std::string&, const TuneOutcome&) const) {
+    if (path.empty()) return;
+    try {
+      (this->*write)(path, outcome);
+    } catch (const std::exception& e) {
+      failures.push_back(e.what());
+    }
+  };
+  attempt(state_->request.output_path, &TuneJob::write_t4);
+  attempt(state_->request.csv_path, &TuneJob::write_csv);
+  return failures;
 }
 
 nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, bool with_trace) {
@@ -680,8 +825,12 @@ void write_tune_summary(std::ostream& out, const TuneJob& job, const TuneOutcome
   out << fmt::format("{} on {} ({} configurations{}), {}\n", job.request().strategy, space.problem().name, space.size(),
                      device ? ", " + job.evaluator().device_name() : "",
                      job.live() ? job.description() : "simulated from " + job.request().simulate_path);
-  out << fmt::format("{} evaluations ({}), tuning clock {:.1f} s, stopped: {}\n", result.evaluations,
-                     ConsoleReporter::failures_text(trace), result.clock_seconds(), to_string(result.stop_reason));
+  std::string count = fmt::format("{} evaluation{}", result.evaluations, result.evaluations == 1 ? "" : "s");
+  if (outcome.resumed > 0)
+    count = fmt::format("{} measured + {} resumed from {} ({} the budget)", count, outcome.resumed,
+                        job.request().cache_path, outcome.budget_counts_resumed ? "counted in" : "not counted in");
+  out << fmt::format("{} ({}), tuning clock {:.1f} s, stopped: {}\n", count, ConsoleReporter::failures_text(trace),
+                     result.clock_seconds(), to_string(result.stop_reason));
   if (!result.failure.empty()) out << "  " << result.failure << "\n";
   if (outcome.best) {
     const std::size_t best = *outcome.best;

@@ -219,8 +219,10 @@ class SpecReader {
         if (j->empty() || j->size() > 3) fail(path, fmt::format("expected 1 to 3 dimensions, got {}", j->size()));
         for (std::size_t i = 0; i < j->size(); ++i)
           spec.problem_size[i] = expression_of((*j)[i], fmt::format("{}[{}]", path, i));
+        spec.problem_size_dimensions = static_cast<int>(j->size());
       } else {
         spec.problem_size[0] = expression_of(*j, path);
+        spec.problem_size_dimensions = 0;
       }
       return;
     }

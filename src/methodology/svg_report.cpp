@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/output_file.hpp"
 
 namespace ktune::methodology {
 
@@ -713,16 +714,7 @@ std::string file_safe(const std::string& name) {
 }
 
 void write_file(const std::filesystem::path& path, const std::string& content) {
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    const int error = errno;
-    throw io::InputError(path.string(), "",
-                         fmt::format("cannot write file: {}", error != 0 ? std::strerror(error) : "cannot open it"));
-  }
-  out << content;
-  out.close();
-  if (!out) throw io::InputError(path.string(), "", "cannot write file: writing failed (disk full?)");
+  io::write_file_atomically(path.string(), content);
 }
 
 std::string index_page(const ComparisonReport& report, const std::vector<std::string>& space_files) {

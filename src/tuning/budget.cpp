@@ -30,7 +30,8 @@ std::uint64_t Budget::evaluation_limit(std::uint64_t space_size) const {
 
 std::string Budget::describe() const {
   std::vector<std::string> parts;
-  if (max_evaluations) parts.push_back(fmt::format("max {} evaluations", *max_evaluations));
+  if (max_evaluations)
+    parts.push_back(fmt::format("max {} evaluation{}", *max_evaluations, *max_evaluations == 1 ? "" : "s"));
   if (max_fraction) parts.push_back(fmt::format("{}% of the space", *max_fraction * 100));
   if (time_limit_seconds) parts.push_back(fmt::format("{} s", *time_limit_seconds));
   if (target) parts.push_back(fmt::format("target {}", *target));

@@ -210,7 +210,10 @@ void ConsoleReporter::print_progress(const CostFunction& cost, bool force) {
   last_progress_ = now;
 
   const std::uint64_t limit = budget_.evaluation_limit(space_size_);
-  std::string text = fmt::format("  {} of {} evaluations", cost.evaluations(), limit);
+  // Resumed results that count toward the budget are part of the count (they are in the limit's reckoning).
+  const std::uint64_t counted_resumed = cost.budget_used() - cost.evaluations();
+  std::string text = fmt::format("  {} of {} evaluations", cost.budget_used(), limit);
+  if (counted_resumed > 0) text += fmt::format(" ({} resumed)", counted_resumed);
   const Trace& trace = cost.trace();
   if (const auto best = trace.best())
     text += fmt::format(" | best {} {}{}{}", trace.objectives().front().name, number_text(trace.values(*best).front()),

@@ -156,7 +156,7 @@ void CostFunction::check_budget_after(std::size_t position) {
     stop_ = StopReason::target_reached;
     return;
   }
-  if (evaluations_ >= evaluation_limit_) {
+  if (budget_used() >= evaluation_limit_) {
     stop_ = trace_.size() >= space_.size() ? StopReason::space_exhausted : StopReason::max_evaluations;
     return;
   }
@@ -178,7 +178,7 @@ double CostFunction::speculate(std::size_t index) {
     }
     return trace_.cost(position(index));
   }
-  if (evaluations_ + pending_.size() >= evaluation_limit_) {
+  if (budget_used() + pending_.size() >= evaluation_limit_) {
     // No room for another pending one: what is pending uses the rest of the budget.
     settle();
     return trace_.cost(position(index));
@@ -221,7 +221,7 @@ void CostFunction::announce(std::span<const std::size_t> indices) {
   if (indices.size() < 2 || stop_ || !evaluator_.wants_prepare()) return;
   std::vector<std::size_t> upcoming;
   std::unordered_set<std::size_t> seen;
-  const std::uint64_t room = evaluation_limit_ > evaluations_ ? evaluation_limit_ - evaluations_ : 0;
+  const std::uint64_t room = evaluation_limit_ > budget_used() ? evaluation_limit_ - budget_used() : 0;
   for (std::size_t index : indices) {
     if (upcoming.size() >= room) break;
     if (index < space_.size() && !known(index) && seen.insert(index).second) upcoming.push_back(index);
@@ -243,7 +243,8 @@ std::span<const double> CostFunction::costs(std::size_t index) {
 
 double CostFunction::budget_spent_fraction() const {
   if (stop_) return 1.0;
-  double fraction = evaluation_limit_ == 0 ? 1.0 : static_cast<double>(evaluations_) / static_cast<double>(evaluation_limit_);
+  double fraction =
+      evaluation_limit_ == 0 ? 1.0 : static_cast<double>(budget_used()) / static_cast<double>(evaluation_limit_);
   if (options_.budget.time_limit_seconds) {
     const double clock = evaluator_.simulated() ? clock_ms_ : to_ms(Clock::now() - start_);
     fraction = std::max(fraction, clock / (*options_.budget.time_limit_seconds * 1000.0));
@@ -258,7 +259,12 @@ void CostFunction::add_resumed(std::size_t index, Status status, std::span<const
       trace_.append(TraceEntry{static_cast<std::uint32_t>(index), status, true, 0.0, clock_ms_, 0.0}, values);
   memo_store(index, static_cast<std::uint32_t>(position));
   note_recorded_cost(trace_, position, worst_recorded_);
-  if (trace_.size() >= space_.size()) stop_ = StopReason::space_exhausted;
+  if (options_.resumed_count_toward_budget) ++counted_resumed_;
+  if (trace_.size() >= space_.size()) {
+    stop_ = StopReason::space_exhausted;
+  } else if (budget_used() >= evaluation_limit_) {
+    stop_ = StopReason::max_evaluations;
+  }
 }
 
 }  // namespace ktune

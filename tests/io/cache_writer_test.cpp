@@ -331,15 +331,15 @@ TEST(CacheWriter, RejectsRecordsThatDoNotFit) {
 
 TEST(CacheWriter, UnwritablePathIsAnInputError) {
   EXPECT_CONTAINS(error_of<InputError>([&] { KernelTunerCacheWriter w("/nonexistent/dir/c.json", small_header()); }),
-                  "/nonexistent/dir/c.json: cannot create the file: No such file or directory");
+                  "/nonexistent/dir/c.json: cannot open the file: No such file or directory");
   EXPECT_CONTAINS(error_of<InputError>([&] { KernelTunerCacheWriter w(temp_dir().string(), small_header()); }),
-                  temp_dir().string() + ": cannot create the file");
+                  temp_dir().string() + ": cannot open the file");
 }
 
 TEST(CacheWriter, RewritesARealCacheFile) {
   // pnpoly on the Titan RTX: 4092 entries, 342 with the legacy error string in "time"; written back entry by entry.
   const ResultsFile original = read_results_file(shared_path("data/benchmark_hub/cachefiles/pnpoly/RTX_Titan.json.gz"));
-  CacheHeader header{original.device_name, original.kernel_name, original.problem_size, original.problem, original.objectives};
+  CacheHeader header{original.device_name, original.kernel_name, original.problem_size, original.problem, original.objectives, nullptr};
   const std::string path = fresh_path("convolution.json");
   {
     KernelTunerCacheWriter writer(path, header);

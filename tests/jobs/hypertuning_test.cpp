@@ -114,6 +114,14 @@ TEST(Hypertuning, TheScoresCacheIsResumedAndBelongsToItsFixedValues) {
   EXPECT_EQ(rest.result.evaluations, 2u);
   EXPECT_EQ(rest.rows.size(), 6u);
 
+  // The same budget again: the resumed settings count toward it (issue 33), so nothing more is scored.
+  HypertuneRequest budgeted = request();
+  budgeted.output_path = cache;
+  budgeted.budget.max_evaluations = 4;
+  Hypertuning finished(std::move(budgeted));
+  EXPECT_EQ(finished.settings_to_score(), 0u);
+  EXPECT_EQ(finished.run().result.evaluations, 0u);
+
   // Other values of the hyperparameters outside the grid: other settings, so the cache is refused.
   HypertuneRequest other = request();
   other.output_path = cache;

@@ -166,9 +166,9 @@ TEST(TuneJob, ACacheIsResumedAndAppendedTo) {
   EXPECT_EQ(outcome.resumed, 0u);
   EXPECT_EQ(io::read_results_file(cache).records.size(), 15u);
 
-  // The run again: the 15 known results are not measured again (the budget counts new measurements) and keep their
-  // records.
-  TuneRequest second = simulated("random_sample", 10);
+  // The run again with a budget of 25: the 15 known results are not measured again, count toward the budget (as
+  // Kernel Tuner counts cached configurations), and keep their records.
+  TuneRequest second = simulated("random_sample", 25);
   second.cache_path = cache;
   TuneJob resumed(std::move(second));
   const TuneOutcome more = resumed.run();
@@ -187,6 +187,84 @@ TEST(TuneJob, ACacheIsResumedAndAppendedTo) {
   EXPECT_EQ(resumed_entries, 15u);
   EXPECT_EQ(more.records.size(), 25u);
   EXPECT_EQ(io::read_results_file(cache).records.size(), 25u);
+}
+
+TEST(TuneJob, RerunningAFinishedRunMeasuresNothing) {
+  const std::string cache = (temp_dir() / "tune_job_rerun.json").string();
+  std::filesystem::remove(cache);
+  const auto run = [&](std::uint64_t evaluations, bool counts_resumed) {
+    TuneRequest r = simulated("pso", evaluations);
+    r.cache_path = cache;
+    r.budget_counts_resumed = counts_resumed;
+    TuneJob job(std::move(r));
+    return job.run();
+  };
+  EXPECT_EQ(run(30, true).result.evaluations, 30u);
+  const TuneOutcome again = run(30, true);
+  EXPECT_EQ(again.result.evaluations, 0u);
+  EXPECT_EQ(again.resumed, 30u);
+  EXPECT_EQ(again.result.stop_reason, StopReason::max_evaluations);
+  EXPECT_EQ(io::read_results_file(cache).records.size(), 30u);
+  // The old rule, on request: the budget is for new measurements.
+  EXPECT_EQ(run(30, false).result.evaluations, 30u);
+  EXPECT_EQ(io::read_results_file(cache).records.size(), 60u);
+}
+
+TEST(TuneJob, ACacheOfAnotherDeviceIsRefusedUnlessReused) {
+  const std::string cache = (temp_dir() / "tune_job_other_device.json").string();
+  std::filesystem::remove(cache);
+  TuneRequest a100 = simulated("random_sample", 5);
+  a100.simulate_path = shared_path("data/benchmark_hub/cachefiles/convolution_milo/A100.json.gz");
+  a100.cache_path = cache;
+  TuneJob(a100).run();
+  TuneRequest a4000 = a100;
+  a4000.simulate_path = shared_path("data/benchmark_hub/cachefiles/convolution_milo/A4000.json.gz");
+  try {
+    TuneJob job(a4000);
+    ADD_FAILURE() << "resumed a cache of another device";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.kind(), JobError::Kind::input);
+    EXPECT_CONTAINS(std::string(e.what()), "the file holds results of device 'NVIDIA A100-PCIE-40GB', this run is on "
+                                           "'NVIDIA RTX A4000'");
+  }
+  a4000.reuse_cache = true;
+  EXPECT_EQ(TuneJob(a4000).run().resumed, 5u);
+}
+
+TEST(TuneJob, OutputsAreCheckedBeforeAnythingIsMeasured) {
+  const std::string file = ktune::testing::write_temp("not_a_folder", "x");
+  TuneRequest under_a_file = simulated();
+  under_a_file.output_path = file + "/results.json";
+  EXPECT_EQ(refusal(under_a_file), JobError::Kind::input);
+  TuneRequest over_input = simulated();
+  over_input.csv_path = kConvolution;
+  EXPECT_EQ(refusal(over_input), JobError::Kind::input);
+  TuneRequest over_cache = simulated();
+  over_cache.cache_path = (temp_dir() / "same.json").string();
+  over_cache.output_path = over_cache.cache_path;
+  EXPECT_EQ(refusal(over_cache), JobError::Kind::input);
+  // Missing folders are made.
+  TuneRequest nested = simulated("random_sample", 3);
+  nested.output_path = (temp_dir() / "made" / "for" / "it.t4.json").string();
+  TuneJob job(nested);
+  EXPECT_TRUE(std::filesystem::is_directory(temp_dir() / "made" / "for"));
+  EXPECT_TRUE(job.write_outputs(job.run()).empty());
+  EXPECT_EQ(io::read_results_file(nested.output_path).records.size(), 3u);
+}
+
+TEST(TuneJob, AFailingOutputDoesNotKeepTheOthersFromBeingWritten) {
+  TuneRequest r = simulated("random_sample", 4);
+  r.csv_path = (temp_dir() / "becomes_a_folder.csv").string();
+  r.output_path = (temp_dir() / "still_written.t4.json").string();
+  std::filesystem::remove_all(r.csv_path);
+  std::filesystem::remove(r.output_path);
+  TuneJob job(r);
+  const TuneOutcome outcome = job.run();
+  std::filesystem::create_directories(r.csv_path);  // the place went away while the run measured
+  const auto failures = job.write_outputs(outcome);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_CONTAINS(failures[0], r.csv_path);
+  EXPECT_EQ(io::read_results_file(r.output_path).records.size(), 4u);
 }
 
 TEST(TuneJob, ARequestedStopEndsTheRunWithWhatWasMeasured) {

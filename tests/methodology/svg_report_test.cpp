@@ -376,7 +376,7 @@ TEST(SvgReport, UnwritableDirectoryOrFile) {
     write_svg_report(small_report(), dir.string());
     ADD_FAILURE() << "no exception";
   } catch (const io::InputError& e) {
-    EXPECT_TRUE(contains(e.what(), (dir / "scores.svg").string() + ": cannot write file")) << e.what();
+    EXPECT_TRUE(contains(e.what(), (dir / "scores.svg").string() + ": cannot replace the file")) << e.what();
   }
 }
 

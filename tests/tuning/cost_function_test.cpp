@@ -224,6 +224,43 @@ TEST(CostFunction, ResumedResultsAreKnownFreeAndNotCounted) {
   EXPECT_TRUE(cost.trace()[0].resumed);
 }
 
+TEST(CostFunction, ResumedResultsCountTowardTheEvaluationBudget) {
+  const auto space = small_space();
+  const double v = 7.5;
+  Budget budget;
+  budget.max_evaluations = 3;
+  {
+    FakeEvaluator eval(space, value_of, time_of);
+    CostFunction cost(space, eval, with_budget(budget));
+    cost.add_resumed(6, Status::ok, std::span<const double>(&v, 1));
+    cost.add_resumed(7, Status::ok, std::span<const double>(&v, 1));
+    EXPECT_EQ(cost.budget_used(), 2u);
+    EXPECT_EQ(cost(1), value_of(1));
+    EXPECT_TRUE(cost.exhausted());
+    EXPECT_EQ(cost.evaluations(), 1u);
+    EXPECT_EQ(cost.stop_reason(), StopReason::max_evaluations);
+  }
+  {
+    // As many resumed as the budget: nothing is measured at all.
+    FakeEvaluator eval(space, value_of, time_of);
+    CostFunction cost(space, eval, with_budget(budget));
+    for (std::size_t i = 0; i < 3; ++i) cost.add_resumed(i, Status::ok, std::span<const double>(&v, 1));
+    EXPECT_TRUE(cost.exhausted());
+    EXPECT_THROW(cost(10), BudgetExhausted);
+    EXPECT_TRUE(eval.calls.empty());
+  }
+  {
+    CostFunctionOptions options = with_budget(budget);
+    options.resumed_count_toward_budget = false;
+    FakeEvaluator eval(space, value_of, time_of);
+    CostFunction cost(space, eval, options);
+    for (std::size_t i = 0; i < 3; ++i) cost.add_resumed(i, Status::ok, std::span<const double>(&v, 1));
+    EXPECT_FALSE(cost.exhausted());
+    for (std::size_t i = 10; i < 13; ++i) cost(i);
+    EXPECT_EQ(cost.evaluations(), 3u);
+  }
+}
+
 TEST(CostFunction, AllObjectivesAsCosts) {
   const auto space = small_space();
   FakeEvaluator eval(space, value_of, time_of, {{"time", false}, {"GFLOP/s", true}});

@@ -71,9 +71,23 @@ std::string kernel_tuner_key(std::span<const Value> config);
 // The header of a Kernel Tuner cache file.
 struct CacheHeader {
   std::string device_name, kernel_name;
-  nlohmann::json problem_size;  // null -> written as []
+  nlohmann::json problem_size;  // null -> written as []; Kernel Tuner's form: a number or a list of numbers
   Problem problem;              // tune_params_keys / tune_params
   std::vector<std::string> objectives;
+  // What else makes results comparable (ktune's own header field "ktune_provenance", which Kernel Tuner ignores): an
+  // object of strings and lists such as the backend, the kernel source's hash, the compiler and its options. Null:
+  // none.
+  nlohmann::json provenance;
+};
+
+// Whether two problem sizes are the same as Kernel Tuner judges them (1000, [1000], "1000" and [1000, 1, 1] are
+// one size). Null or absent on either side: unknown, so not different.
+bool same_problem_size(const nlohmann::json& a, const nlohmann::json& b);
+
+struct CacheWriterOptions {
+  // Resume a file recorded for another device, problem size or kernel build (its results are taken as this run's).
+  // The kernel name and the parameters must match all the same (else the entries cannot be read).
+  bool reuse_other_origin = false;
 };
 
 // A Kernel Tuner compatible cache written as results arrive: each append() writes one entry and flushes, so an
@@ -81,14 +95,26 @@ struct CacheHeader {
 // the header as json.dumps(header, indent="") without its closing "}\n}", each entry as "\n\"key\": {...}," with
 // the parameters, the measurements, times, compile_time, verification_time, benchmark_time, strategy_time,
 // framework_time, timestamp and, for failures, "__error__": "<Kernel Tuner error name>" (the message is not kept).
-// Opening an existing file (closed or cut short; not gzip) resumes it: its header must match (same kernel name and
-// the same parameter names in the same order, as Kernel Tuner demands; mismatch -> InputError), its complete entries
-// are returned by existing() and kept byte for byte, and new entries are appended after them. Values may differ:
-// the rewritten header declares this run's values followed by the file's others, so every entry stays readable.
+// Opening an existing file (closed or cut short at any byte after its header; not gzip) resumes it: its header must
+// match (the same kernel name and parameter names in the same order, as Kernel Tuner demands; the same device and
+// problem size, as Kernel Tuner demands too; the same provenance where both files record it, unless
+// reuse_other_origin; a mismatch is an InputError naming the field and both values), its complete entries are
+// returned by existing() and kept byte for byte, and new entries are appended after them. Values may differ: the
+// rewritten header declares this run's values followed by the file's others, so every entry stays readable. The
+// resumed file is written beside the old one and renamed over it (the old one stays whole until then).
 // close() (or the destructor) terminates the JSON document as Kernel Tuner's close_cache does.
+//
+// Safety (docs/running.md): the file is locked (flock) for as long as the writer is open, so a second writer on the
+// same file is refused at once; before each entry the writer checks that its file is still the one at the path
+// (another program may have replaced or removed it) and stops with an InputError if not. An entry that cannot be
+// written whole (a full disk, a file-size limit) is cut back off the file, so the file always ends after a complete
+// entry; append() then throws and the writer takes no more entries, and close() still terminates the file when the
+// disk lets it (else it stays open-ended, which every reader repairs). A path that is a symbolic link is written
+// through (the link stays); a resumed file keeps its permission bits. Entries are synced to disk at most a second
+// apart and at close().
 class KernelTunerCacheWriter {
  public:
-  KernelTunerCacheWriter(std::string path, CacheHeader header);
+  KernelTunerCacheWriter(std::string path, CacheHeader header, CacheWriterOptions options = {});
   ~KernelTunerCacheWriter();
   KernelTunerCacheWriter(const KernelTunerCacheWriter&) = delete;
   KernelTunerCacheWriter& operator=(const KernelTunerCacheWriter&) = delete;
@@ -99,6 +125,8 @@ class KernelTunerCacheWriter {
   void append(const EvaluationRecord& record);
   void close();  // idempotent
   const std::string& path() const { return path_; }
+  std::size_t appended() const { return appended_; }  // entries this writer added
+  bool failed() const { return failed_; }              // an append failed: no more are taken
 
  private:
   struct File;
@@ -106,6 +134,8 @@ class KernelTunerCacheWriter {
   CacheHeader header_;
   std::vector<EvaluationRecord> existing_;
   std::unique_ptr<File> file_;
+  std::size_t appended_ = 0;
+  bool failed_ = false;
 };
 
 }  // namespace ktune::io

@@ -23,6 +23,7 @@ struct ResultsFile {
   Problem problem;
   std::string device_name, kernel_name;  // "" when absent
   nlohmann::json problem_size;           // as stored; null when absent
+  nlohmann::json provenance;             // cache "ktune_provenance" (kernel_tuner_cache.hpp CacheHeader); null: none
   std::vector<std::string> objectives;   // cache "objective" (string or list) or T4 "objectives"; may be empty
   std::vector<EvaluationRecord> records; // in file order; config in problem parameter order; clock_ms = NaN
   bool truncated = false;                // the file was cut short and repaired while reading

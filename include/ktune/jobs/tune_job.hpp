@@ -95,6 +95,16 @@ struct TuneRequest {
   std::optional<std::int64_t> max_threads;  // the implicit block-size limit
   bool implicit_block_constraint = true;
   std::string cache_path;  // resumed if it exists, appended to per result
+  // Resume a cache recorded for another device, problem size or kernel build (refused otherwise, naming the field
+  // and both values, as Kernel Tuner refuses).
+  bool reuse_cache = false;
+  // Results resumed from the cache count toward max_evaluations and the fraction, as Kernel Tuner counts cached
+  // configurations: rerunning a finished command measures nothing. False: the budget is for new measurements.
+  bool budget_counts_resumed = true;
+  // Outputs written by write_outputs() at the end (T4 results, CSV of every evaluation). They, and the cache, are
+  // checked before anything is measured: missing folders are created, an unwritable place or an output that names
+  // an input or another output is refused at once.
+  std::string output_path, csv_path;
   // The strategy in a worker process (IsolatedStrategy) with this limit on its own time: a crash, hang or exception
   // ends the run with stop reason "strategy failed" and keeps what was evaluated.
   bool isolate_strategy = false;
@@ -119,6 +129,8 @@ struct TuneOutcome {
   std::optional<std::size_t> best;        // trace position of the best result
   std::vector<std::size_t> pareto_front;  // several objectives: trace positions, ascending in the first objective
   std::size_t resumed = 0;                // results taken from the cache file
+  bool budget_counts_resumed = true;      // they counted toward the evaluation budget
+  bool cache_failed = false;              // the cache stopped being written (said as a loss; it resumes as it is)
   std::size_t failures = 0;               // evaluations that did not end ok
 };
 
@@ -145,9 +157,13 @@ class TuneJob {
   std::string description() const;
   // The strategy's hyperparameters, defaults filled in.
   std::vector<std::pair<std::string, Value>> hyperparameters() const;
-  // T4 results (`path`) and CSV of every evaluation; throw io::InputError when the file cannot be written.
+  // T4 results (`path`) and CSV of every evaluation, each written atomically (io/output_file.hpp); throw
+  // io::InputError when the file cannot be written (the previous file is then unchanged).
   void write_t4(const std::string& path, const TuneOutcome& outcome) const;
   void write_csv(const std::string& path, const TuneOutcome& outcome) const;
+  // The request's output_path and csv_path: each is attempted whatever happened to the other. Returns why each
+  // failed one failed (empty: all written).
+  std::vector<std::string> write_outputs(const TuneOutcome& outcome) const;
 
   struct State;
 

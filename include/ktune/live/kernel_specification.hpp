@@ -101,6 +101,9 @@ struct KernelSpecification {
   std::vector<std::string> compiler_options;
 
   std::array<std::string, 3> problem_size{"1", "1", "1"};
+  // How the caller gave the problem size, as Kernel Tuner's cache records it: 1 to 3 dimensions as a list, 0 as one
+  // number (tune_kernel(problem_size=100000)).
+  int problem_size_dimensions = 3;
   // Geometry, Kernel Tuner style: block = the block_size_names parameters (absent: 256, 1, 1 like Kernel Tuner),
   // grid = ceil(problem_size / product of the grid_div expressions); an empty list divides by 1.
   std::vector<std::string> block_size_names{"block_size_x", "block_size_y", "block_size_z"};

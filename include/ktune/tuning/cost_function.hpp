@@ -71,6 +71,9 @@ struct CostFunctionOptions {
   // at that point, never on timing: with the same measurements a seeded run takes the same path on any number of
   // devices. 0: none (every answer is a measurement).
   std::size_t pending_evaluations = 0;
+  // Results added with add_resumed() count toward max_evaluations and max_fraction (Kernel Tuner counts cached
+  // configurations; a rerun of a finished run measures nothing). False: the budget is for new evaluations only.
+  bool resumed_count_toward_budget = true;
 };
 
 class CostFunction {
@@ -111,6 +114,8 @@ class CostFunction {
   std::optional<std::size_t> trace_position(std::size_t index) const;
 
   std::uint64_t evaluations() const { return evaluations_; }  // unique, excluding resumed entries
+  // What the evaluation budget has used: evaluations(), plus the resumed entries where they count.
+  std::uint64_t budget_used() const { return evaluations_ + counted_resumed_; }
   double clock_ms() const { return clock_ms_; }
   // How much of the budget is used, in [0, 1]: the largest of the evaluation and time fractions.
   double budget_spent_fraction() const;
@@ -147,6 +152,7 @@ class CostFunction {
   Trace trace_;
   std::uint64_t evaluation_limit_;
   std::uint64_t evaluations_ = 0;
+  std::uint64_t counted_resumed_ = 0;
   std::uint64_t invalid_requests_ = 0;
   std::uint64_t free_requests_in_a_row_ = 0;  // revisits and invalid requests since the last new evaluation
   double clock_ms_ = 0;

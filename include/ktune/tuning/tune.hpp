@@ -28,6 +28,7 @@ struct TuningOptions {
   std::vector<ResumedResult> resumed;
   Scalarization scalarization;  // several objectives, single-objective strategy: how they make one cost
   std::size_t pending_evaluations = 0;  // a constant liar for one-at-a-time strategies (CostFunctionOptions)
+  bool resumed_count_toward_budget = true;  // CostFunctionOptions
 };
 
 struct TuningResult {
