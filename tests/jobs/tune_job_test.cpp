@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <span>
@@ -16,6 +17,7 @@
 #include "ktune/live/backend.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "shared_data.hpp"
+#include "slow_scale_problem.hpp"
 #include "temp_files.hpp"
 
 namespace {
@@ -382,6 +384,38 @@ live::ArgumentSpecification argument(std::string name, live::ElementType type, b
   a.scalar = scalar;
   a.access = access;
   return a;
+}
+
+// Ctrl-C while a live run starts (the device probed, the reference computed): the run ends as an interrupted one,
+// with its outputs written empty, and the cache neither labelled nor touched.
+TEST(TuneJob, AStopWhileALiveRunStartsStillEndsWithItsOutputs) {
+  try {
+    (void)live::make_backend("cpp");
+  } catch (const live::BackendUnavailable& e) {
+    GTEST_SKIP() << "the cpp backend is not available here: " << e.what();
+  }
+  const std::string kernel = ktune::testing::write_temp("stopped_scale.c", ktune::testing::kSlowScaleKernel);
+  TuneRequest request;
+  request.problem_path = ktune::testing::write_temp("stopped_scale_T1.json", ktune::testing::scale_t1(kernel));
+  request.output_path = (temp_dir() / "stopped.t4.json").string();
+  request.csv_path = (temp_dir() / "stopped.csv").string();
+  request.cache_path = (temp_dir() / "stopped_cache.json").string();
+  std::filesystem::remove(request.output_path);
+  std::filesystem::remove(request.cache_path);
+  request_stop();
+  TuneJob job(request);
+  const TuneOutcome outcome = job.run();
+  clear_stop_request();
+  EXPECT_EQ(outcome.result.stop_reason, StopReason::interrupted);
+  EXPECT_EQ(outcome.result.evaluations, 0u);
+  EXPECT_TRUE(job.write_outputs(outcome).empty());
+  EXPECT_TRUE(io::read_results_file(request.output_path).records.empty());
+  std::ifstream csv(request.csv_path);
+  std::string header, row;
+  EXPECT_TRUE(std::getline(csv, header));  // the parameters' names, no row
+  EXPECT_FALSE(std::getline(csv, row));
+  EXPECT_FALSE(std::filesystem::exists(request.cache_path) && std::filesystem::file_size(request.cache_path) > 0);
+  EXPECT_EQ(tune_report_json(job, outcome, false).at("evaluations"), 0);
 }
 
 // A live run from memory: the problem, the kernel's code and its input data given by the caller, no file at all.
