@@ -21,11 +21,7 @@ using namespace ktune::testing;
 const std::string kA100 = shared_path("data/benchmark_hub/cachefiles/convolution_milo/A100.json.gz");
 const std::string kA4000 = shared_path("data/benchmark_hub/cachefiles/convolution_milo/A4000.json.gz");
 
-std::string fresh(const std::string& name) {
-  const std::string path = (cli_temp_dir() / name).string();
-  std::filesystem::remove_all(path);
-  return path;
-}
+std::string fresh(const std::string& name) { return fresh_temp_path(name); }
 
 std::size_t entries_in(const std::string& cache) {
   return nlohmann::json::parse(read_text(cache)).at("cache").size();

@@ -23,16 +23,8 @@ namespace {
 using ktune::testing::error_of;
 using ktune::testing::temp_dir;
 
-std::string fresh_path(const std::string& name) {
-  const std::string path = (temp_dir() / name).string();
-  std::filesystem::remove(path);
-  return path;
-}
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::string fresh_path(const std::string& name) { return ktune::testing::fresh_temp_path(name); }
+std::string file_text(const std::string& path) { return ktune::testing::read_text(path); }
 
 CacheHeader header_for(const std::string& device, nlohmann::json problem_size) {
   CacheHeader h;

@@ -21,10 +21,6 @@ namespace {
 using ktune::testing::error_of;
 using ktune::testing::temp_dir;
 
-std::string text_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 TEST(OutputFile, AWriteCutByAFileSizeLimitKeepsThePreviousFile) {
   const std::string path = (temp_dir() / "kept.json").string();
@@ -46,7 +42,7 @@ TEST(OutputFile, AWriteCutByAFileSizeLimitKeepsThePreviousFile) {
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 7);
-  EXPECT_EQ(text_of(path), "previous, good\n");
+  EXPECT_EQ(ktune::testing::read_text(path), "previous, good\n");
   for (const auto& entry : std::filesystem::directory_iterator(temp_dir()))
     EXPECT_EQ(entry.path().filename().string().find(".kept.json.ktune-"), std::string::npos)
         << "the temporary file was left behind";
@@ -60,7 +56,7 @@ TEST(OutputFile, ALinkIsWrittenThroughAndPermissionsAreKept) {
   std::filesystem::create_symlink(target, link);
   write_file_atomically(link, [](std::ostream& out) { out << "b\n"; });
   EXPECT_TRUE(std::filesystem::is_symlink(link));
-  EXPECT_EQ(text_of(target), "b\n");
+  EXPECT_EQ(ktune::testing::read_text(target), "b\n");
   struct stat st {};
   ASSERT_EQ(::stat(target.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0604u);

@@ -18,12 +18,6 @@ inline std::string cli_write_temp(const std::string& name, const std::string& co
   return write_temp(name, content);
 }
 
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct KtuneRun {
   int exit_code = -1;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -22,6 +23,20 @@ inline std::filesystem::path temp_dir() {
     ~Cleanup() { std::error_code ec; std::filesystem::remove_all(dir, ec); }
   } cleanup;
   return dir;
+}
+
+// A path in the temp directory with nothing there (a file or folder of that name from an earlier test is removed).
+inline std::string fresh_temp_path(const std::string& name) {
+  const auto path = temp_dir() / name;
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  return path.string();
+}
+
+// The whole content of a file ("" if it cannot be read).
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 inline std::string write_temp(const std::string& name, const std::string& content) {
