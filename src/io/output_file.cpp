@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,6 +75,10 @@ void check_output_path(const std::string& given, const std::string& what) {
   if (fd < 0) fail(given, fmt::format("{}: cannot create a file in {}", what, folder), errno);
   ::close(fd);
   ::unlink(probe.c_str());
+  // A full file system takes an empty file but not the output: said now rather than after the run.
+  struct statvfs space {};
+  if (::statvfs(folder.c_str(), &space) == 0 && space.f_bavail == 0)
+    fail(given, fmt::format("{}: the file system of {} is full", what, folder), ENOSPC);
 }
 
 void write_file_atomically(const std::string& given, const std::string& content) {

@@ -1,11 +1,14 @@
 // Atomic outputs (io/output_file.hpp): the previous file survives a write that fails half-way, links are written
 // through with the target's permissions kept, and paths are checked before any work.
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -71,6 +74,36 @@ TEST(OutputFile, PathsAreCheckedAndFoldersMade) {
                   "--csv: " + file + " is not a folder");
   EXPECT_CONTAINS(error_of<InputError>([&] { check_output_path(temp_dir().string(), "--output"); }),
                   "--output names a folder, not a file");
+}
+
+// A full file system (a tmpfs filled up, in a private mount namespace) is refused before any work.
+TEST(OutputFile, AFullFileSystemIsRefusedAtOnce) {
+  if (std::system("unshare -m true >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no private mount namespace here (unshare -m needs root)";
+  const std::string disk = ktune::testing::fresh_temp_path("full_disk_check");
+  std::filesystem::create_directories(disk);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=64k") != 0)
+      ::_exit(2);
+    {
+      std::ofstream fill(disk + "/fill", std::ios::binary);
+      const std::string block(4096, 'x');
+      for (int i = 0; i < 64 && fill; ++i) fill << block;
+    }
+    try {
+      check_output_path(disk + "/out.json", "--output");
+    } catch (const InputError& e) {
+      ::_exit(std::string(e.what()).find("is full") != std::string::npos ? 7 : 3);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7) << "2: no tmpfs; 0: not refused; 3: refused for another reason";
 }
 
 TEST(OutputFile, OutputsOverInputsOrEachOtherAreRefused) {
