@@ -112,6 +112,7 @@ int run_compare(CompareOptions& o) {
     for (const auto& space : o.request.spaces) inputs.push_back({"--spaces", space});
     io::refuse_overlapping_paths(inputs, {{"--output", o.output_path}});
     if (!o.output_path.empty()) io::check_output_path(o.output_path, "--output");
+    if (!o.plot_dir.empty()) io::check_output_path(o.plot_dir + "/index.html", "--plot");
     const ComparisonJob job(o.request);
     if (job.multiobjective()) return run_multiobjective(job, o);
     if (o.request.stats_only) {
