@@ -149,7 +149,8 @@ TEST(RecordsCommand, MessagesAndFlagsThatDoNotFit) {
 }
 
 // A full disk under the cache (a 300 KiB tmpfs in a private mount namespace): the run goes on, says how many results
-// are safe in the cache, writes its other outputs, exits 1, and the cache resumes.
+// are safe in the cache, writes its other outputs and exits 1; a new run on the full disk is refused at once, and with
+// room again the cache resumes.
 TEST(RecordsCommand, AFullDiskStopsTheCacheButNotTheRun) {
   if (std::system("unshare -m true >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "no private mount namespace here (unshare -m needs root)";
@@ -162,9 +163,11 @@ TEST(RecordsCommand, AFullDiskStopsTheCacheButNotTheRun) {
       "mount -t tmpfs -o size=300k tmpfs " + quoted(disk) + " || exit 99; " + ktune + " tune --simulate " +
       quoted(kA100) + " --strategy brute_force --cache " + quoted(disk + "/c.json") + " --csv " + quoted(csv) +
       " --json --quiet > " + quoted(json) + " 2> " + quoted(err) + "; echo $? > " + quoted(json + ".status") + "; " +
-      ktune + " tune --simulate " + quoted(kA100) + " --cache " + quoted(disk + "/c.json") +
-      " --strategy random_sample --max-fevals 1 --budget-new-only --json --quiet > " + quoted(resumed) +
-      " 2>/dev/null; exit 0";  // (the disk is still full: that run cannot add its one result, and says so)
+      // A run on the still full disk is refused at once; with room again, the cache resumes.
+      ktune + " tune --simulate " + quoted(kA100) + " --cache " + quoted(disk + "/c.json") + " --max-fevals 1 2> " +
+      quoted(err + ".full") + "; mount -o remount,size=4m " + quoted(disk) + " && " + ktune + " tune --simulate " +
+      quoted(kA100) + " --cache " + quoted(disk + "/c.json") +
+      " --strategy random_sample --max-fevals 1 --budget-new-only --json --quiet > " + quoted(resumed);
   ASSERT_EQ(std::system(("unshare -m --propagation private sh -c " + quoted(script)).c_str()), 0);
   EXPECT_EQ(read_text(json + ".status"), "1\n");
   const std::string stderr_text = read_text(err);
@@ -175,6 +178,7 @@ TEST(RecordsCommand, AFullDiskStopsTheCacheButNotTheRun) {
   std::size_t rows = 0;
   for (char c : read_text(csv)) rows += c == '\n';
   EXPECT_EQ(rows, 4363u);  // header + every evaluation, on the healthy disk
+  EXPECT_TRUE(contains(read_text(err + ".full"), "is full")) << read_text(err + ".full");
   const auto again = nlohmann::json::parse(read_text(resumed));
   EXPECT_GT(again.at("resumed").get<int>(), 100);
   EXPECT_LT(again.at("resumed").get<int>(), 4362);
