@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <new>
 
 #include <fmt/format.h>
@@ -49,8 +50,8 @@ std::string cut(std::string text) {
 }
 
 // The worker: compile and load, score, tell the parent in JSON lines on `fd`. Never returns.
-[[noreturn]] void worker(const std::string& path, const methodology::Comparison& spaces, int fd,
-                         std::size_t memory_bytes) {
+[[noreturn]] void worker(const std::string& path, const std::string& folder, const methodology::Comparison& spaces,
+                         int fd, std::size_t memory_bytes) {
 #ifndef KTUNE_ADDRESS_SANITIZER
   // ASan reserves terabytes of address space: a limit on it would stop the worker, not the candidate.
   const rlimit limit{memory_bytes, memory_bytes};
@@ -65,7 +66,7 @@ std::string cut(std::string text) {
   bool loaded = false;
   try {
     const auto start = Clock::now();
-    const StrategyPluginInfo info = load_strategy_plugin(path);
+    const StrategyPluginInfo info = load_strategy_plugin(path, PluginBuild{true, folder});
     loaded = true;
     send({{"phase", "compiled"}, {"seconds", seconds_since(start)}, {"name", info.declared_name},
           {"compile_log", info.compile_log}});
@@ -99,14 +100,42 @@ std::string signal_text(int signal) {
   return fmt::format("signal {} ({})", signal, name ? name : "?");
 }
 
+// The candidate's own folder (its source copy and library), removed when it has been scored.
+class CandidateFolder {
+ public:
+  explicit CandidateFolder(const std::filesystem::path& parent) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    std::string name = (parent / "candidate-XXXXXX").string();
+    if (!::mkdtemp(name.data()))
+      throw std::runtime_error(fmt::format("cannot create a folder for a candidate in {}: {}", parent.string(),
+                                           std::strerror(errno)));
+    path_ = name;
+  }
+  ~CandidateFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  CandidateFolder(const CandidateFolder&) = delete;
+  CandidateFolder& operator=(const CandidateFolder&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace
 
-CandidateScorer::CandidateScorer(const methodology::Comparison& spaces, ScoringLimits limits)
-    : spaces_(spaces), limits_(limits) {}
+CandidateScorer::CandidateScorer(const methodology::Comparison& spaces, ScoringLimits limits,
+                                 std::string scratch_directory)
+    : spaces_(spaces), limits_(limits), scratch_directory_(std::move(scratch_directory)) {
+  if (scratch_directory_.empty()) scratch_directory_ = std::filesystem::temp_directory_path().string();
+}
 
 CandidateScore CandidateScorer::score(const std::string& path) const {
   const auto start = Clock::now();
   CandidateScore result;
+  const CandidateFolder folder(scratch_directory_);
   int messages[2], errors[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, messages) != 0)
     throw std::runtime_error("cannot create a socket for a candidate's worker");
@@ -124,7 +153,7 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
     ::close(errors[0]);
     ::dup2(errors[1], STDERR_FILENO);
     ::dup2(errors[1], STDOUT_FILENO);  // a candidate that prints must not write into the caller's output
-    worker(path, spaces_, messages[1], limits_.memory_bytes);
+    worker(path, folder.path(), spaces_, messages[1], limits_.memory_bytes);
   }
   ::setpgid(pid, pid);  // also here, so that the group exists whichever process runs first
   ::close(messages[1]);

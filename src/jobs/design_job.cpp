@@ -310,7 +310,11 @@ DesignResult DesignJob::run() {
   std::vector<std::size_t> population, generation_members;
   std::size_t generation = 0;
   std::map<std::size_t, int> repair_depth;
-  const design::CandidateScorer scorer(*prepared_->training, r.limits);
+  // Candidates are compiled in the run's own scratch folder, each in a folder removed once it is scored; what a
+  // killed run left there is removed here.
+  const fs::path scratch = dir / "scratch";
+  fs::remove_all(scratch, ec);
+  const design::CandidateScorer scorer(*prepared_->training, r.limits, scratch.string());
 
   const auto view_of = [&](const DesignCandidate& c) {
     design::CandidateView v;
@@ -508,7 +512,7 @@ DesignResult DesignJob::run() {
   if (!result.interrupted) {
     fs::create_directories(dir / "best", ec);
     std::optional<design::CandidateScorer> validator;
-    if (prepared_->validation) validator.emplace(*prepared_->validation, r.limits);
+    if (prepared_->validation) validator.emplace(*prepared_->validation, r.limits, scratch.string());
     for (std::size_t rank = 0; rank < result.leaderboard.size() && rank < r.keep; ++rank) {
       DesignCandidate& c = all[result.leaderboard[rank]];
       const std::string code = io::read_file_text(c.code_path);
@@ -565,6 +569,7 @@ DesignResult DesignJob::run() {
   log.append({{"event", result.interrupted ? "interrupted" : "finished"}, {"leaderboard", result.leaderboard},
               {"population", result.population}});
   write_text(dir / "leaderboard.json", board.dump(2) + "\n");
+  fs::remove(scratch, ec);  // empty by now (each candidate's folder went when it was scored)
   return result;
 }
 

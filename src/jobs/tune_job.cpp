@@ -33,6 +33,7 @@
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/isolated_strategy.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
+#include "ktune/tuning/strategy_plugins.hpp"
 #include "ktune/version.hpp"
 
 namespace ktune {
@@ -244,6 +245,10 @@ void TuneJob::State::open_strategy() {
     return;
   }
   try {
+    // An isolated .cpp plug-in is untrusted: its #includes are checked before it is compiled (here, first).
+    if (request.isolate_strategy && request.strategy.size() > 4 &&
+        request.strategy.compare(request.strategy.size() - 4, 4, ".cpp") == 0)
+      load_strategy_plugin(request.strategy, PluginBuild{true, {}});
     settings = parse_strategy_settings(request.strategy, request.settings);
     strategy = make_strategy(request.strategy, settings);
     if (request.isolate_strategy)

@@ -10,12 +10,16 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "ktune/plugin.hpp"
+#include "ktune/tuning/compiler_output_filter.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
+#include "ktune/tuning/plugin_include_check.hpp"
+#include "strategies/plugin_cache.hpp"
 #include "strategies/registry.hpp"
 
 #ifndef KTUNE_PLUGIN_INCLUDE_DIRS
@@ -57,13 +61,6 @@ std::string shell_quoted(const std::string& s) {
   return out + "'";
 }
 
-fs::path cache_directory() {
-  if (const char* dir = std::getenv("KTUNE_PLUGIN_CACHE"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "ktune" / "plugins";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "ktune" / "plugins";
-  return fs::temp_directory_path() / fmt::format("ktune-plugins-{}", ::getuid());
-}
-
 // Where ktune's headers are for compiling a plug-in: $KTUNE_INCLUDE_DIRS (':'-separated), else an installed tree
 // beside the running executable (PREFIX/bin/ktune -> PREFIX/include), else the build tree this was built in.
 std::vector<std::string> include_directories() {
@@ -88,46 +85,90 @@ std::vector<std::string> include_directories() {
   return out;
 }
 
-// Compiles a .cpp plug-in into the cache (unless it is there already) and returns the library's path; `log` gets the
-// compiler's output (warnings).
-std::string compiled_plugin(const std::string& path, bool& compiled, std::string& log_text) {
+// A folder of its own for an untrusted plug-in's source copy, removed with this object.
+class ScratchFolder {
+ public:
+  explicit ScratchFolder(const fs::path& parent) {
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    std::string name = (parent / "source-XXXXXX").string();
+    if (::mkdtemp(name.data())) path_ = name;
+  }
+  ~ScratchFolder() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Compiles a .cpp plug-in into `build.directory` or the cache (unless it is there already) and returns the library's
+// path; `log` gets the compiler's output (warnings).
+std::string compiled_plugin(const std::string& path, const PluginBuild& build, bool& compiled, std::string& log_text) {
   const std::string source = read_file(path);
+  // Before any compiler sees it: an untrusted source names no file but ktune's headers and the standard library.
+  if (build.untrusted)
+    if (const auto why = refused_include(source)) refuse(path, *why);
   const char* cxx_env = std::getenv("CXX");
   const std::string cxx = cxx_env && *cxx_env ? cxx_env : "c++";
   std::string flags = "-std=c++20 -O2 -fPIC -shared -DNDEBUG";
   for (const auto& dir : include_directories()) flags += " -I" + shell_quoted(dir);
   const std::uint64_t key =
       fnv1a(fmt::format("{}\n{}\n{}\n{}", cxx, flags, kVersionString, kPluginAbiVersion), fnv1a(source));
-  const fs::path dir = cache_directory();
+  const bool cached = build.directory.empty();
+  const fs::path dir = cached ? plugin_cache::directory() : fs::path(build.directory);
   const fs::path library = dir / fmt::format("{}-{:016x}.so", fs::path(path).stem().string(), key);
   compiled = false;
-  if (fs::exists(library)) return library.string();
+  if (fs::exists(library)) {
+    if (cached) plugin_cache::touch(library);
+    return library.string();
+  }
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) refuse(path, fmt::format("cannot create the plug-in cache {}: {}", dir.string(), ec.message()));
+  if (ec) refuse(path, fmt::format("cannot create the plug-in folder {}: {}", dir.string(), ec.message()));
+  // Untrusted: compiled from a copy of the text just checked, alone in its folder, so that a quoted #include finds
+  // nothing beside it and a change to the file after the check is not compiled.
+  std::optional<ScratchFolder> scratch;
+  fs::path compiled_source = path;
+  if (build.untrusted) {
+    scratch.emplace(cached ? fs::temp_directory_path() : dir);
+    if (scratch->path().empty()) refuse(path, fmt::format("cannot create a folder for its source in {}", dir.string()));
+    compiled_source = scratch->path() / fs::path(path).filename();
+    std::ofstream(compiled_source, std::ios::binary) << source;
+  }
   // Compile beside the final name and rename: a concurrent ktune never loads half a library.
   const fs::path partial = library.string() + fmt::format(".{}.partial", ::getpid());
   const fs::path log = library.string() + fmt::format(".{}.log", ::getpid());
-  const std::string command = fmt::format("{} {} {} -o {} > {} 2>&1", cxx, flags, shell_quoted(path),
-                                          shell_quoted(partial.string()), shell_quoted(log.string()));
+  const std::string command =
+      fmt::format("{} {} {} -o {} > {} 2>&1", cxx, flags, shell_quoted(compiled_source.string()),
+                  shell_quoted(partial.string()), shell_quoted(log.string()));
   const int status = std::system(command.c_str());
   const std::string output = read_file(log.string());
   fs::remove(log, ec);
-  log_text = output.substr(0, 4000);
+  // Untrusted: only what the compiler says of the plug-in's own file; a message about another file may quote it.
+  const std::string shown =
+      build.untrusted ? own_diagnostics(output, compiled_source.string())
+                      : output.substr(0, 4000) + (output.size() > 4000 ? std::string("\n...") : std::string());
+  log_text = build.untrusted ? shown : output.substr(0, 4000);
   if (status != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     fs::remove(partial, ec);
-    std::string shown = output.substr(0, 4000);
-    if (output.size() > shown.size()) shown += "\n...";
+    if (build.untrusted) refuse(path, fmt::format("does not compile ({}):\n{}", cxx, shown));
     refuse(path, fmt::format("does not compile ({} {} ...):\n{}", cxx, path, shown));
   }
   fs::rename(partial, library, ec);
   if (ec) refuse(path, fmt::format("cannot store the compiled plug-in in {}: {}", dir.string(), ec.message()));
+  if (cached) plugin_cache::evict(dir, plugin_cache::size_bound(), library);
   compiled = true;
   return library.string();
 }
 
 struct Loaded {
   StrategyPluginInfo info;
+  bool untrusted = false;  // its source passed the include check
 };
 
 std::mutex& loader_mutex() {
@@ -144,9 +185,14 @@ std::map<std::string, Loaded>& loaded() {
 
 bool is_strategy_plugin_path(std::string_view name) { return ends_with(name, ".so") || ends_with(name, ".cpp"); }
 
-StrategyPluginInfo load_strategy_plugin(const std::string& path) {
+StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBuild& build) {
   const std::lock_guard lock(loader_mutex());
-  if (const auto it = loaded().find(path); it != loaded().end()) return it->second.info;
+  if (const auto it = loaded().find(path); it != loaded().end()) {
+    // Loaded as trusted before and asked for as untrusted now: its source must pass the check all the same.
+    if (build.untrusted && !it->second.untrusted && ends_with(path, ".cpp"))
+      if (const auto why = refused_include(read_file(path))) refuse(path, *why);
+    return it->second.info;
+  }
   if (path.empty()) refuse(path, "no file named (a plug-in is a .so library or a .cpp source file)");
   if (!is_strategy_plugin_path(path)) refuse(path, "a plug-in is a .so library or a .cpp source file");
   std::error_code ec;
@@ -157,7 +203,7 @@ StrategyPluginInfo load_strategy_plugin(const std::string& path) {
 
   StrategyPluginInfo info;
   info.path = path;
-  info.library = ends_with(path, ".cpp") ? compiled_plugin(path, info.compiled, info.compile_log) : path;
+  info.library = ends_with(path, ".cpp") ? compiled_plugin(path, build, info.compiled, info.compile_log) : path;
   // A relative path without a slash would make dlopen search the library path instead of opening this file.
   const std::string library = fs::absolute(info.library).string();
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -190,7 +236,7 @@ StrategyPluginInfo load_strategy_plugin(const std::string& path) {
   strategy.name = path;  // registered under the name it is used by
   strategy.description = fmt::format("plug-in '{}': {}", info.declared_name, strategy.description);
   if (!strategies::find_registered_strategy(path)) register_strategy(std::move(strategy));
-  loaded()[path] = Loaded{info};
+  loaded()[path] = Loaded{info, build.untrusted};
   return info;
 }
 

@@ -23,7 +23,7 @@ struct CandidateScore {
   // Where it ended: "scored", "compile" (does not compile or is no plug-in), "run" (threw), "crash", "timeout",
   // "memory".
   std::string stage;
-  std::string error;          // verbatim, cut at a few thousand characters
+  std::string error;          // cut at a few thousand characters (a compiler's: its messages about the candidate only)
   std::string declared_name;  // the name its describe() gives
   std::string compile_log;    // the compiler's warnings (empty when the compiled plug-in was cached)
   double score = 0;           // mean of the methodology's P over the spaces
@@ -33,15 +33,22 @@ struct CandidateScore {
 
 class CandidateScorer {
  public:
-  // `spaces` is prepared once and shared by every candidate's worker (a fork's copy).
-  CandidateScorer(const methodology::Comparison& spaces, ScoringLimits limits);
-  // Compiles, loads and scores the plug-in at `path` in a worker. Every candidate runs with the same seeds (the runs
-  // depend on the comparison's seed and the space, not on the file's name), so scores compare like with like.
+  // `spaces` is prepared once and shared by every candidate's worker (a fork's copy). Each candidate is compiled in a
+  // folder of its own under `scratch_directory` (empty: the system's temporary folder), from a copy of its source
+  // whose #includes were checked, and the folder is removed once it is scored: compiled candidates never pile up, and
+  // never in the user's plug-in cache.
+  CandidateScorer(const methodology::Comparison& spaces, ScoringLimits limits, std::string scratch_directory = {});
+  // Compiles, loads and scores the plug-in at `path` in a worker, as an untrusted plug-in (PluginBuild::untrusted):
+  // an #include of anything but ktune's headers and the standard library fails it at the "compile" stage before any
+  // compiler runs, and its error holds only the compiler's messages about its own file. Every candidate runs with
+  // the same seeds (the runs depend on the comparison's seed and the space, not on the file's name), so scores
+  // compare like with like.
   CandidateScore score(const std::string& path) const;
 
  private:
   const methodology::Comparison& spaces_;
   ScoringLimits limits_;
+  std::string scratch_directory_;
 };
 
 }  // namespace ktune::design

@@ -3,7 +3,8 @@
 // a plug-in: find_strategy() and everything built on it (make_strategy, parse_strategy_settings, the jobs) load it
 // on first use and register it under that name. A .cpp file is compiled first with the system compiler ($CXX, else
 // c++) against ktune's headers, and the library is cached by the hash of the source, the compiler command and
-// ktune's version ($KTUNE_PLUGIN_CACHE, else $XDG_CACHE_HOME/ktune/plugins, else ~/.cache/ktune/plugins).
+// ktune's version ($KTUNE_PLUGIN_CACHE, else $XDG_CACHE_HOME/ktune/plugins, else ~/.cache/ktune/plugins), which keeps
+// at most $KTUNE_PLUGIN_CACHE_MB (default 256) MiB, the least recently used going first.
 #include <string>
 #include <string_view>
 
@@ -24,9 +25,21 @@ struct StrategyPluginInfo {
   std::string compile_log;    // the compiler's output when compiled now (its warnings), cut at 4000 characters
 };
 
+// How a .cpp plug-in is built.
+struct PluginBuild {
+  // Code nobody reviewed (a language model's candidate, an --isolate plug-in): its #includes are checked before any
+  // compiler reads it (ktune/tuning/plugin_include_check.hpp), it is compiled from a copy alone in a folder of its
+  // own, and its compiler output is cut to the messages about its own file (compiler_output_filter.hpp).
+  bool untrusted = false;
+  // Where its library goes; empty: the plug-in cache. Candidates nobody asked for by name go elsewhere, so that the
+  // cache holds only plug-ins a user named.
+  std::string directory;
+};
+
 // Loads and registers the plug-in at `path` (once; later calls return what the first found) and returns its
 // description. Throws HyperparameterError with a message naming the file: missing file, not a ktune plug-in,
-// another ktune version or plug-in ABI, a .cpp that does not compile (its compiler output included).
-StrategyPluginInfo load_strategy_plugin(const std::string& path);
+// another ktune version or plug-in ABI, a .cpp that does not compile (its compiler output included), an untrusted
+// .cpp that includes another file. A plug-in loaded before is checked again when asked for as untrusted.
+StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBuild& build = {});
 
 }  // namespace ktune

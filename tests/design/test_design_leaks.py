@@ -1,0 +1,68 @@
+"""`ktune design` against hostile candidates that try to leak a planted secret through their compilation.
+
+A candidate that `#include`s the secret (by absolute path, by a path relative to its file) fails before any compiler
+reads it; one whose compile errors quote the secret (an assembler `.include`) has those errors left out. The secret
+never reaches the language model's server nor design.jsonl, and no compiled candidate stays behind in the plug-in
+cache or the run's folder.
+"""
+import json
+import os
+
+import pytest
+
+from test_design_cli import MockServer, design_args, candidates, scripted_candidates
+import subprocess
+
+SECRET = "TOPSECRET_ktune_51c9 api_key=hunter2"
+
+
+def hostile(name, include_line, trailer=""):
+    """A working strategy with one hostile line added before it (and one after)."""
+    reply = scripted_candidates.working(1).replace("climb_hamming_1", name)
+    reply = reply.replace("```cpp\n", "```cpp\n" + include_line + "\n", 1)
+    return reply.replace("KTUNE_STRATEGY_PLUGIN(describe)\n", "KTUNE_STRATEGY_PLUGIN(describe)\n" + trailer)
+
+
+@pytest.fixture
+def env(tmp_path):
+    e = dict(os.environ)
+    e["KTUNE_PLUGIN_CACHE"] = str(tmp_path / "plugin-cache")
+    e["OPENAI_API_KEY"] = "test-key"
+    return e
+
+
+def test_a_planted_secret_never_reaches_the_server_nor_the_log(tmp_path, env):
+    out = tmp_path / "run"
+    out.mkdir()
+    absolute = tmp_path / "secret.txt"
+    absolute.write_text(SECRET + "\nsecond secret line\n")
+    (out / "secret.txt").write_text(SECRET + "\n")  # ../secret.txt from the candidate's file in run/candidates/
+    steps = [hostile("absolute_includer", f'#include "{absolute}"'),
+             hostile("relative_includer", '#include "../secret.txt"'),
+             hostile("assembler_includer", "", f'asm(".include \\"{absolute}\\"");\n'),
+             scripted_candidates.working(0)]
+    server = MockServer(tmp_path, [{"content": s} for s in steps])
+    try:
+        done = subprocess.run(design_args(server, out, budget=4, extra=["--json"]), env=env, capture_output=True,
+                              text=True, timeout=300)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    stages = [c["result"]["stage"] for c in result["candidates"]]
+    assert stages == ["compile", "compile", "compile", "scored"], stages
+    errors = [c["result"]["error"] for c in result["candidates"]]
+    assert "line 1: #include of" in errors[0] and "is refused" in errors[0], errors[0]
+    assert '"../secret.txt" is refused' in errors[1], errors[1]
+    assert "does not compile" in errors[2] and "lines about other files left out" in errors[2], errors[2]
+    # Each failure was fed back, and nothing of the secret went anywhere.
+    served = server.served()
+    assert len(served) == 4
+    assert "is refused" in served[1]["request"]["messages"][1]["content"]
+    for text in [json.dumps(served), (out / "design.jsonl").read_text(), done.stdout, done.stderr]:
+        assert "TOPSECRET" not in text and "hunter2" not in text and "second secret line" not in text
+    assert len(candidates(out)) == 4
+    # No compiled candidate is kept: not in the plug-in cache, not in the run's folder.
+    cache = tmp_path / "plugin-cache"
+    assert not cache.exists() or not any(p.is_file() for p in cache.rglob("*"))
+    assert not list(out.rglob("*.so")) and not (out / "scratch").exists()

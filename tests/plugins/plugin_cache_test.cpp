@@ -1,0 +1,43 @@
+// The plug-in cache is bounded: past its size, the least recently used libraries go, never the one just stored nor
+// a compile in progress; a library loaded from the cache counts as used.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "strategies/plugin_cache.hpp"
+#include "temp_files.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+void file(const fs::path& path, std::size_t bytes, fs::file_time_type::duration age) {
+  std::ofstream(path, std::ios::binary) << std::string(bytes, 'x');
+  fs::last_write_time(path, fs::file_time_type::clock::now() - age);
+}
+
+TEST(PluginCache, EvictsTheLeastRecentlyUsedBeyondItsBound) {
+  const fs::path dir = ktune::testing::fresh_temp_path("bounded-plugin-cache");
+  fs::create_directories(dir);
+  file(dir / "a-1.so", 1000, 5h);
+  file(dir / "b-2.so", 1000, 4h);
+  file(dir / "c-3.so", 1000, 3h);
+  file(dir / "d-4.so.99.partial", 1000, 1min);  // another ktune compiling: kept
+  file(dir / "e-5.so", 1000, 10h);               // the oldest, but the one just stored
+  ktune::plugin_cache::touch(dir / "a-1.so");    // loaded just now: used last
+  EXPECT_EQ(ktune::plugin_cache::evict(dir, 3500, dir / "e-5.so"), 2u);
+  EXPECT_FALSE(fs::exists(dir / "b-2.so"));
+  EXPECT_FALSE(fs::exists(dir / "c-3.so"));
+  EXPECT_TRUE(fs::exists(dir / "a-1.so"));
+  EXPECT_TRUE(fs::exists(dir / "d-4.so.99.partial"));
+  EXPECT_TRUE(fs::exists(dir / "e-5.so"));
+  EXPECT_EQ(ktune::plugin_cache::evict(dir, 0, {}), 0u);  // 0: no bound
+  EXPECT_EQ(ktune::plugin_cache::evict(dir, 3000, {}), 0u);
+  EXPECT_EQ(ktune::plugin_cache::evict(dir / "missing", 10, {}), 0u);
+}
+
+}  // namespace
