@@ -68,8 +68,8 @@ void check_output_path(const std::string& given, const std::string& what) {
   } else if (!fs::is_directory(folder, ec)) {
     throw InputError(given, "", fmt::format("{}: {} is not a folder", what, folder));
   }
-  // Proof that the folder takes a new file (the atomic write needs one there), then that an existing file may be
-  // replaced: a read-only folder, a full or read-only file system fail here, before anything is measured.
+  // Proof that the folder takes a new file (the atomic write puts one there and renames it over the output): a
+  // read-only folder or file system, or a missing permission, fails here, before anything is measured.
   std::string probe = (fs::path(folder) / ".ktune-check-XXXXXX").string();
   const int fd = ::mkstemp(probe.data());
   if (fd < 0) fail(given, fmt::format("{}: cannot create a file in {}", what, folder), errno);
