@@ -51,14 +51,6 @@ class MockServer:
         self.process.wait()
 
 
-@pytest.fixture
-def env(tmp_path):
-    e = dict(os.environ)
-    e["KTUNE_PLUGIN_CACHE"] = str(tmp_path / "plugin-cache")
-    e["OPENAI_API_KEY"] = "test-key"
-    return e
-
-
 def design_args(server, out, budget=16, extra=()):
     return [KTUNE, "design", "--spaces", *TRAINING, "--llm-url", server.url, "--model", "mock-model",
             "--budget", str(budget), "--parents", "4", "--offspring", "4", "--output", str(out),

@@ -23,14 +23,6 @@ def hostile(name, include_line, trailer=""):
     return reply.replace("KTUNE_STRATEGY_PLUGIN(describe)\n", "KTUNE_STRATEGY_PLUGIN(describe)\n" + trailer)
 
 
-@pytest.fixture
-def env(tmp_path):
-    e = dict(os.environ)
-    e["KTUNE_PLUGIN_CACHE"] = str(tmp_path / "plugin-cache")
-    e["OPENAI_API_KEY"] = "test-key"
-    return e
-
-
 def test_a_planted_secret_never_reaches_the_server_nor_the_log(tmp_path, env):
     out = tmp_path / "run"
     out.mkdir()
