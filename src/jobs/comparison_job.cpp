@@ -9,6 +9,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/methodology/external_runs.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
+#include "ktune/tuning/strategy_plugins.hpp"
 
 namespace ktune {
 
@@ -39,7 +40,10 @@ ComparisonJob::ComparisonJob(CompareRequest request) : request_(std::move(reques
     refuse_request("cutoffs must satisfy 0 <= --cutoff-start < --cutoff <= 1");
   if (o.resolution < 2) refuse_request("--resolution must be at least 2");
   try {
-    for (const auto& text : request_.strategies) strategies_.push_back(parse_strategy_spec(text));
+    for (const auto& text : request_.strategies) {
+      if (o.isolate) load_if_untrusted_source(text);  // an isolated .cpp plug-in is untrusted: checked first
+      strategies_.push_back(parse_strategy_spec(text));
+    }
   } catch (const HyperparameterError& e) {
     refuse_request(e.what());
   }

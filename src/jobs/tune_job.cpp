@@ -246,9 +246,7 @@ void TuneJob::State::open_strategy() {
   }
   try {
     // An isolated .cpp plug-in is untrusted: its #includes are checked before it is compiled (here, first).
-    if (request.isolate_strategy && request.strategy.size() > 4 &&
-        request.strategy.compare(request.strategy.size() - 4, 4, ".cpp") == 0)
-      load_strategy_plugin(request.strategy, PluginBuild{true, {}});
+    if (request.isolate_strategy) load_if_untrusted_source(request.strategy);
     settings = parse_strategy_settings(request.strategy, request.settings);
     strategy = make_strategy(request.strategy, settings);
     if (request.isolate_strategy)

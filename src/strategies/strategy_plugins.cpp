@@ -185,6 +185,11 @@ std::map<std::string, Loaded>& loaded() {
 
 bool is_strategy_plugin_path(std::string_view name) { return ends_with(name, ".so") || ends_with(name, ".cpp"); }
 
+void load_if_untrusted_source(const std::string& strategy) {
+  const std::string name = strategy.substr(0, strategy.find(':'));  // as parse_strategy_spec splits a label
+  if (ends_with(name, ".cpp")) (void)load_strategy_plugin(name, PluginBuild{true, {}});
+}
+
 StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBuild& build) {
   const std::lock_guard lock(loader_mutex());
   if (const auto it = loaded().find(path); it != loaded().end()) {

@@ -1,5 +1,5 @@
 // Untrusted .cpp plug-ins (PluginBuild::untrusted): an --isolate plug-in that includes another file is refused before
-// it is compiled; an untrusted plug-in given a folder is compiled there, never into the plug-in cache.
+// it is compiled (tune, compare and hypertune); an untrusted plug-in given a folder is compiled there, never into the plug-in cache.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ktune/jobs/comparison_job.hpp"
+#include "ktune/jobs/hypertuning.hpp"
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/jobs/tune_job.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
@@ -47,6 +49,28 @@ TEST(UntrustedPlugin, AnIsolatedPluginThatIncludesAnotherFileIsRefusedBeforeComp
   EXPECT_NE(error.find("line 1: #include of"), std::string::npos) << error;
   EXPECT_NE(error.find("is refused"), std::string::npos) << error;
   EXPECT_EQ(error.find("TOPSECRET"), std::string::npos) << error;
+}
+
+// compare --isolate and hypertune --isolate take a .cpp plug-in as untrusted too: refused before compiling.
+TEST(UntrustedPlugin, CompareAndHypertuneCheckAnIsolatedPluginFirst) {
+  plugin_cache();
+  const std::string secret = write_temp("isolate-secret-2.txt", "TOPSECRET_compare\n");
+  const std::string space =
+      ktune::testing::shared_path("data/benchmark_hub/cachefiles/dedispersion_milo/A100.json.gz");
+  CompareRequest compare;
+  compare.spaces = {space};
+  compare.strategies = {write_temp("compare_includer.cpp", source_with("#include \"" + secret + "\"")) + ":x=1"};
+  compare.options.isolate = true;
+  const std::string compare_error = ktune::testing::error_of<JobError>([&] { ComparisonJob job(compare); });
+  EXPECT_NE(compare_error.find("is refused"), std::string::npos) << compare_error;
+  EXPECT_EQ(compare_error.find("TOPSECRET"), std::string::npos) << compare_error;
+  HypertuneRequest hypertune;
+  hypertune.spaces = {space};
+  hypertune.strategy = write_temp("hypertune_includer.cpp", source_with("#include <" + secret + ">"));
+  hypertune.isolate = true;
+  const std::string hypertune_error = ktune::testing::error_of<JobError>([&] { Hypertuning job(hypertune); });
+  EXPECT_NE(hypertune_error.find("is refused"), std::string::npos) << hypertune_error;
+  EXPECT_EQ(hypertune_error.find("TOPSECRET"), std::string::npos) << hypertune_error;
 }
 
 TEST(UntrustedPlugin, IsCompiledInItsFolderAndNotIntoTheCache) {

@@ -42,4 +42,8 @@ struct PluginBuild {
 // .cpp that includes another file. A plug-in loaded before is checked again when asked for as untrusted.
 StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBuild& build = {});
 
+// For a strategy that runs isolated (an untrusted plug-in): if `strategy` ("name" or "name:key=value,...") names a
+// .cpp plug-in, loads it as untrusted now, before anything else loads it as trusted. Throws as load_strategy_plugin.
+void load_if_untrusted_source(const std::string& strategy);
+
 }  // namespace ktune
