@@ -248,13 +248,13 @@ Resumed resume(const std::string& path, const std::string& text, CacheHeader& he
   for (EvaluationRecord& r : old.records)
     for (std::size_t p = 0; p < params.size(); ++p) r.config[p] = *find_value(params[p].values, r.config[p]);
 
-  Resumed resumed{std::move(old.records), header_text(header), false};
+  const std::string header_now = header_text(header);
+  Resumed resumed{std::move(old.records), header_now, false};
   if (layout.entries_begin != CacheLayout::npos && layout.entries_end > layout.entries_begin) {
     resumed.content.append(text, layout.entries_begin, layout.entries_end - layout.entries_begin);
     resumed.content += ',';
     resumed.has_entries = true;
   }
-  const std::string header_now = header_text(header);
   resumed.in_place = layout.entries_begin == header_now.size() && text.compare(0, header_now.size(), header_now) == 0;
   resumed.entries_end = resumed.has_entries ? layout.entries_end : header_now.size();
   return resumed;

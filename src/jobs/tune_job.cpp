@@ -653,13 +653,6 @@ std::vector<std::pair<std::string, Value>> TuneJob::hyperparameters() const {
   return {resolved.values().begin(), resolved.values().end()};
 }
 
-namespace {
-
-void write_file(const std::string& path, const std::function<void(std::ostream&)>& writer) {
-  io::write_file_atomically(path, writer);
-}
-
-}  // namespace
 
 void TuneJob::write_t4(const std::string& path, const TuneOutcome& outcome) const {
   const State& s = *state_;
@@ -677,14 +670,15 @@ void TuneJob::write_t4(const std::string& path, const TuneOutcome& outcome) cons
     metadata["results_file"] = s.request.simulate_path;
   }
   if (s.objectives.size() >= 2) metadata["pareto_front"] = outcome.pareto_front;  // positions in "results"
-  write_file(path, [&](std::ostream& out) {
+  io::write_file_atomically(path, [&](std::ostream& out) {
     io::write_t4_results(out, s.space->problem(), outcome.records, s.names, metadata);
   });
 }
 
 void TuneJob::write_csv(const std::string& path, const TuneOutcome& outcome) const {
   const State& s = *state_;
-  write_file(path, [&](std::ostream& out) { io::write_results_csv(out, s.space->problem(), outcome.records, s.names); });
+  io::write_file_atomically(
+      path, [&](std::ostream& out) { io::write_results_csv(out, s.space->problem(), outcome.records, s.names); });
 }
 
 std::vector<std::string> TuneJob::write_outputs(const TuneOutcome& outcome) const {
