@@ -2,7 +2,7 @@
 # Installs (idempotently, by Debian package name) everything ktune needs to build, test, benchmark and fuzz
 # (clang and libclang-rt-dev, which has libFuzzer, for `make fuzz`; Debian's python3 with its headers, numpy,
 # pytest and pybind11 for the Python module; libcurl for `ktune design`'s language model; OpenMPI, optional at build
-# time, for `mpirun ktune compare`).
+# time, for `mpirun ktune compare`; libseccomp for the sandbox of unreviewed code).
 set -euo pipefail
 PACKAGES=(
   build-essential cmake make g++ pkg-config
@@ -10,6 +10,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   libeigen3-dev libnlopt-dev libnlopt-cxx-dev
   libcurl4-openssl-dev libopenmpi-dev openmpi-bin
+  libseccomp-dev
   libffi-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   clang libclang-rt-dev
   python3 python3-dev python3-numpy python3-pytest pybind11-dev
