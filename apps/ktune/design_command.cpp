@@ -39,7 +39,7 @@ int run_design(DesignOptions& o) {
     r.tune_budget->max_evaluations = o.tune_evaluations;
     r.tune_budget->time_limit_seconds = o.tune_seconds;
   }
-  r.limits.memory_bytes = static_cast<std::size_t>(o.memory_mib * 1024 * 1024);
+  r.limits.sandbox.memory_bytes = static_cast<std::size_t>(o.memory_mib * 1024 * 1024);
   if (!o.mutations.empty()) {
     r.mutations.clear();
     for (const auto& m : o.mutations) {

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,22 +12,16 @@
 #include <cstring>
 #include <filesystem>
 #include <new>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ktune/sandbox/sandbox.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
 #include "support/socket_io.hpp"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define KTUNE_ADDRESS_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KTUNE_ADDRESS_SANITIZER 1
-#endif
-#endif
 
 namespace ktune::design {
 namespace {
@@ -49,16 +42,10 @@ std::string cut(std::string text) {
   return text;
 }
 
-// The worker: compile and load, score, tell the parent in JSON lines on `fd`. Never returns.
-[[noreturn]] void worker(const std::string& path, const std::string& folder, const methodology::Comparison& spaces,
+// The worker, in its sandbox: compile (the compiler may start processes), then, under the strategy filter, load and
+// score; tell the parent in JSON lines on `fd`. Never returns.
+[[noreturn]] void worker(const std::string& source, const std::string& folder, const methodology::Comparison& spaces,
                          int fd, std::size_t memory_bytes) {
-#ifndef KTUNE_ADDRESS_SANITIZER
-  // ASan reserves terabytes of address space: a limit on it would stop the worker, not the candidate.
-  const rlimit limit{memory_bytes, memory_bytes};
-  ::setrlimit(RLIMIT_AS, &limit);
-#else
-  (void)memory_bytes;
-#endif
   const auto send = [fd](const json& message) {
     const std::string line = message.dump() + "\n";
     support::send_all(fd, line.data(), line.size());
@@ -66,11 +53,13 @@ std::string cut(std::string text) {
   bool loaded = false;
   try {
     const auto start = Clock::now();
-    const StrategyPluginInfo info = load_strategy_plugin(path, PluginBuild{true, folder});
+    const StrategyPluginInfo compiled = compile_strategy_plugin(source, PluginBuild{true, folder});
+    sandbox::enter_strategy_phase();  // before its static constructors run
+    const StrategyPluginInfo info = load_strategy_plugin(compiled.library);
     loaded = true;
     send({{"phase", "compiled"}, {"seconds", seconds_since(start)}, {"name", info.declared_name},
-          {"compile_log", info.compile_log}});
-    StrategyInfo candidate = *find_strategy(path);
+          {"compile_log", compiled.compile_log}});
+    StrategyInfo candidate = *find_strategy(compiled.library);
     candidate.name = kCandidateName;
     register_strategy(std::move(candidate));
     const methodology::ComparisonReport report = spaces.run({methodology::parse_strategy_spec(kCandidateName)});
@@ -144,18 +133,29 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
     ::close(messages[1]);
     throw std::runtime_error("cannot create a pipe for a candidate's worker");
   }
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(fmt::format("cannot start a candidate's worker: {}", std::strerror(errno)));
-  if (pid == 0) {
-    ::setpgid(0, 0);  // its own group: a kill reaches the compiler it starts too
-    ::close(messages[0]);
-    ::close(errors[0]);
-    ::dup2(errors[1], STDERR_FILENO);
-    ::dup2(errors[1], STDOUT_FILENO);  // a candidate that prints must not write into the caller's output
-    worker(path, folder.path(), spaces_, messages[1], limits_.memory_bytes);
-  }
-  ::setpgid(pid, pid);  // also here, so that the group exists whichever process runs first
+  // The sandbox: the candidate's source copied into a private scratch folder at the candidate folder's path,
+  // ktune's headers read-only, the compiler named as ktune would name it, and a CPU limit from the wall-clock ones.
+  sandbox::Options box;
+  box.limits = limits_.sandbox;
+  box.disabled = limits_.disabled;
+  if (box.limits.cpu_seconds <= 0)
+    box.limits.cpu_seconds = (limits_.compile_seconds + limits_.run_seconds + 10) *
+                             std::max(1u, std::thread::hardware_concurrency());
+  box.scratch = folder.path();
+  box.inputs = {path};
+  box.read_only = plugin_include_directories();
+  std::string include_dirs;
+  for (const auto& dir : box.read_only) include_dirs += (include_dirs.empty() ? "" : ":") + dir;
+  box.environment = {{"KTUNE_INCLUDE_DIRS", include_dirs}};
+  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) box.environment.emplace_back("CXX", cxx);
+  box.keep_descriptors = {messages[1], errors[1]};
+  const std::string source = folder.path() + "/" + std::filesystem::path(path).filename().string();
+  const int message_fd = messages[1], error_fd = errors[1];
+  sandbox::Process process = sandbox::spawn(box, [&] {
+    ::dup2(error_fd, STDERR_FILENO);
+    ::dup2(error_fd, STDOUT_FILENO);  // a candidate that prints must not write into the caller's output
+    worker(source, folder.path(), spaces_, message_fd, limits_.sandbox.memory_bytes);
+  });
   ::close(messages[1]);
   ::close(errors[1]);
 
@@ -200,16 +200,13 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
     }
     if (!timed_out && !interrupted && (Clock::now() > deadline || stop_requested())) {
       (stop_requested() ? interrupted : timed_out) = true;
-      ::kill(-pid, SIGKILL);
-      ::kill(pid, SIGKILL);
+      process.kill();  // and everything it started
     }
   }
   ::close(messages[0]);
   ::close(errors[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  ::kill(-pid, SIGKILL);  // anything the candidate left running in its group
+  const int status = process.wait();
+  const std::string stopped = process.sandbox_reason(status);
   result.wall_seconds = seconds_since(start);
   if (interrupted) throw Interrupted();
 
@@ -221,6 +218,9 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
                                           "an endless loop, or far too slow",
                                           limits_.run_seconds)
                             : fmt::format("compiling took longer than the {:g} s limit", limits_.compile_seconds);
+  } else if (!stopped.empty()) {
+    result.stage = "sandbox";
+    result.error = fmt::format("the {} was stopped by the sandbox: it {}", compiled ? "strategy" : "plug-in", stopped);
   } else if (done.is_object()) {
     result.stage = done.value("stage", "run");
     result.ok = result.stage == "scored";

@@ -87,13 +87,15 @@ Region environment_region() {
 Region g_environment;  // set by spawn() before it forks
 
 // Overwrites the strings the process started with, then empties the environment.
-void wipe_environment(Region region, const std::string& scratch) {
+void wipe_environment(Region region, const Options& options) {
+  const std::string& scratch = options.scratch;
   if (region.start) std::memset(reinterpret_cast<void*>(region.start), 0, region.end - region.start);
   ::clearenv();
   ::setenv("PATH", "/usr/local/bin:/usr/bin:/bin", 1);
   ::setenv("HOME", scratch.c_str(), 1);
   ::setenv("TMPDIR", scratch.c_str(), 1);
   ::setenv("LC_ALL", "C", 1);
+  for (const auto& [name, value] : options.environment) ::setenv(name.c_str(), value.c_str(), 1);
 }
 
 void set_limit(int resource, rlim_t soft, rlim_t hard) {
@@ -158,7 +160,7 @@ void close_descriptors(std::vector<int> keep) {
 [[noreturn]] void run_worker(const Options& options, const Layers& layers, int report_fd,
                              const std::function<void()>& body) {
   (void)::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  wipe_environment(g_environment, options.scratch);
+  wipe_environment(g_environment, options);
   if (::chdir(options.scratch.c_str()) != 0) setup_failed(report_fd, "cannot enter the scratch folder " + options.scratch);
   set_limits(options.limits, layers.user_namespace);
   drop_capabilities();

@@ -61,9 +61,9 @@ std::string shell_quoted(const std::string& s) {
   return out + "'";
 }
 
-// Where ktune's headers are for compiling a plug-in: $KTUNE_INCLUDE_DIRS (':'-separated), else an installed tree
-// beside the running executable (PREFIX/bin/ktune -> PREFIX/include), else the build tree this was built in.
-std::vector<std::string> include_directories() {
+}  // namespace
+
+std::vector<std::string> plugin_include_directories() {
   std::string dirs;
   if (const char* env = std::getenv("KTUNE_INCLUDE_DIRS"); env && *env) {
     dirs = env;
@@ -84,6 +84,8 @@ std::vector<std::string> include_directories() {
   }
   return out;
 }
+
+namespace {
 
 // A folder of its own for an untrusted plug-in's source copy, removed with this object.
 class ScratchFolder {
@@ -116,7 +118,7 @@ std::string compiled_plugin(const std::string& path, const PluginBuild& build, b
   const char* cxx_env = std::getenv("CXX");
   const std::string cxx = cxx_env && *cxx_env ? cxx_env : "c++";
   std::string flags = "-std=c++20 -O2 -fPIC -shared -DNDEBUG";
-  for (const auto& dir : include_directories()) flags += " -I" + shell_quoted(dir);
+  for (const auto& dir : plugin_include_directories()) flags += " -I" + shell_quoted(dir);
   const std::uint64_t key =
       fnv1a(fmt::format("{}\n{}\n{}\n{}", cxx, flags, kVersionString, kPluginAbiVersion), fnv1a(source));
   const bool cached = build.directory.empty();
@@ -188,6 +190,15 @@ bool is_strategy_plugin_path(std::string_view name) { return ends_with(name, ".s
 void load_if_untrusted_source(const std::string& strategy) {
   const std::string name = strategy.substr(0, strategy.find(':'));  // as parse_strategy_spec splits a label
   if (ends_with(name, ".cpp")) (void)load_strategy_plugin(name, PluginBuild{true, {}});
+}
+
+StrategyPluginInfo compile_strategy_plugin(const std::string& path, const PluginBuild& build) {
+  if (!ends_with(path, ".cpp")) refuse(path, "only a .cpp plug-in is compiled");
+  if (!fs::is_regular_file(path)) refuse(path, "no such file");
+  StrategyPluginInfo info;
+  info.path = path;
+  info.library = compiled_plugin(path, build, info.compiled, info.compile_log);
+  return info;
 }
 
 StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBuild& build) {

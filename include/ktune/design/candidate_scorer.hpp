@@ -1,6 +1,7 @@
 #pragma once
 // Scoring a generated strategy: its .cpp is compiled as a plug-in and scored by the methodology on prepared spaces,
-// all in a worker process with wall-clock and memory limits. Whatever goes wrong (the compiler's errors, a throw, a
+// all in a sandboxed worker process (ktune/sandbox/sandbox.hpp) with wall-clock limits: the compiler runs in it with
+// processes allowed, the candidate is loaded only after the stricter strategy filter is in place. Whatever goes wrong (the compiler's errors, a throw, a
 // crash, a hang, running out of memory) is an outcome with the message a developer would read, never a failure of
 // the caller: the design loop feeds it back to the language model.
 #include <cstddef>
@@ -9,19 +10,23 @@
 #include <vector>
 
 #include "ktune/methodology/comparison.hpp"
+#include "ktune/sandbox/sandbox.hpp"
 
 namespace ktune::design {
 
 struct ScoringLimits {
   double compile_seconds = 120;  // the compiler's wall clock
   double run_seconds = 60;       // wall clock of all the runs on all the spaces
-  std::size_t memory_bytes = std::size_t{4} << 30;  // address space of the worker (and so of the compiler)
+  // The worker's sandbox (ktune/sandbox/sandbox.hpp): its memory, file size, scratch size... limits. Its CPU time
+  // limit, unless set, is the wall-clock limits' sum times the threads the runs may use.
+  sandbox::Limits sandbox;
+  sandbox::Layers disabled;  // layers turned off (tests of the degraded mode)
 };
 
 struct CandidateScore {
   bool ok = false;
   // Where it ended: "scored", "compile" (does not compile or is no plug-in), "run" (threw), "crash", "timeout",
-  // "memory".
+  // "memory", "sandbox" (stopped by the sandbox: a forbidden system call, a limit).
   std::string stage;
   std::string error;          // cut at a few thousand characters (a compiler's: its messages about the candidate only)
   std::string declared_name;  // the name its describe() gives
@@ -40,9 +45,10 @@ class CandidateScorer {
   CandidateScorer(const methodology::Comparison& spaces, ScoringLimits limits, std::string scratch_directory = {});
   // Compiles, loads and scores the plug-in at `path` in a worker, as an untrusted plug-in (PluginBuild::untrusted):
   // an #include of anything but ktune's headers and the standard library fails it at the "compile" stage before any
-  // compiler runs, and its error holds only the compiler's messages about its own file. Every candidate runs with
-  // the same seeds (the runs depend on the comparison's seed and the space, not on the file's name), so scores
-  // compare like with like.
+  // compiler runs, and its error holds only the compiler's messages about its own file. A candidate the sandbox
+  // stops (a forbidden system call, the file size or CPU limit) ends at the "sandbox" stage with the reason. Every
+  // candidate runs with the same seeds (the runs depend on the comparison's seed and the space, not on the file's
+  // name), so scores compare like with like.
   CandidateScore score(const std::string& path) const;
 
  private:

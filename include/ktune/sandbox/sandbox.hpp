@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ktune::sandbox {
@@ -72,6 +73,8 @@ struct Options {
   std::vector<std::string> inputs;
   std::vector<std::string> read_only;  // more paths visible, read-only (ktune's headers, a plug-in's library)
   std::vector<std::string> writable;   // more paths visible and writable (where a compiled library goes)
+  // Variables set in its emptied environment (the compiler to use, say); never a secret.
+  std::vector<std::pair<std::string, std::string>> environment;
   std::vector<int> keep_descriptors;   // open in the process at the same numbers; every other one beyond 2 is closed
   bool allow_processes = true;         // false: enter_strategy_phase() at once (no compiler will run)
   Layers disabled;                     // layers turned off for this process (tests of the degraded mode)

@@ -7,6 +7,7 @@
 // at most $KTUNE_PLUGIN_CACHE_MB (default 256) MiB, the least recently used going first.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ktune/tuning/strategy.hpp"
 
@@ -41,6 +42,14 @@ struct PluginBuild {
 // another ktune version or plug-in ABI, a .cpp that does not compile (its compiler output included), an untrusted
 // .cpp that includes another file. A plug-in loaded before is checked again when asked for as untrusted.
 StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBuild& build = {});
+
+// Compiles the .cpp plug-in at `path` as load_strategy_plugin() would, without loading it: `library` and the compile
+// fields are set. A sandboxed worker compiles with it, then loads the library once its strategy filter is in place.
+StrategyPluginInfo compile_strategy_plugin(const std::string& path, const PluginBuild& build);
+
+// Where a plug-in finds ktune's headers: $KTUNE_INCLUDE_DIRS (':'-separated), else an installed tree beside the
+// running executable (PREFIX/bin/ktune -> PREFIX/include), else the build tree ktune was built in.
+std::vector<std::string> plugin_include_directories();
 
 // For a strategy that runs isolated (an untrusted plug-in): if `strategy` ("name" or "name:key=value,...") names a
 // .cpp plug-in, loads it as untrusted now, before anything else loads it as trusted. Throws as load_strategy_plugin.
