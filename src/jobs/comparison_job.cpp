@@ -9,6 +9,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/methodology/external_runs.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
+#include "ktune/tuning/isolated_plugins.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
 
 namespace ktune {
@@ -41,7 +42,7 @@ ComparisonJob::ComparisonJob(CompareRequest request) : request_(std::move(reques
   if (o.resolution < 2) refuse_request("--resolution must be at least 2");
   try {
     for (const auto& text : request_.strategies) {
-      if (o.isolate) load_if_untrusted_source(text);  // an isolated .cpp plug-in is untrusted: checked first
+      if (o.isolate) prepare_isolated_strategy(text);  // an isolated plug-in is loaded only in its sandbox
       strategies_.push_back(parse_strategy_spec(text));
     }
   } catch (const HyperparameterError& e) {

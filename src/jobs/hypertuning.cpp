@@ -16,6 +16,7 @@
 #include "ktune/methodology/hyperparameter_evaluator.hpp"
 #include "ktune/methodology/hyperparameter_space.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
+#include "ktune/tuning/isolated_plugins.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
 #include "ktune/tuning/interruption.hpp"
 
@@ -72,7 +73,7 @@ nlohmann::json settings_json(const std::vector<std::pair<std::string, Value>>& s
 
 void Hypertuning::State::open_strategies() {
   try {
-    if (request.isolate) load_if_untrusted_source(request.strategy);  // an isolated .cpp plug-in is untrusted
+    if (request.isolate) prepare_isolated_strategy(request.strategy);  // an isolated plug-in is loaded only in its sandbox
     info = find_strategy(request.strategy);
     if (!info) (void)make_strategy(request.strategy);  // throws, listing the known strategies
     if (request.spaces.empty()) refuse_request("give the training spaces with --spaces RESULTS...");

@@ -33,6 +33,7 @@
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/isolated_strategy.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
+#include "ktune/tuning/isolated_plugins.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
 #include "ktune/version.hpp"
 
@@ -245,12 +246,16 @@ void TuneJob::State::open_strategy() {
     return;
   }
   try {
-    // An isolated .cpp plug-in is untrusted: its #includes are checked before it is compiled (here, first).
-    if (request.isolate_strategy) load_if_untrusted_source(request.strategy);
+    // An isolated plug-in is compiled and loaded only in a sandbox, and its strategy is made in the worker.
+    if (request.isolate_strategy) prepare_isolated_strategy(request.strategy);
     settings = parse_strategy_settings(request.strategy, request.settings);
-    strategy = make_strategy(request.strategy, settings);
-    if (request.isolate_strategy)
-      strategy = std::make_unique<IsolatedStrategy>(std::move(strategy), IsolationOptions{request.isolation_seconds});
+    if (request.isolate_strategy) {
+      if (!is_strategy_plugin_path(request.strategy)) (void)make_strategy(request.strategy, settings);  // its errors now
+      strategy = std::make_unique<IsolatedStrategy>(StrategyRecipe{request.strategy, settings},
+                                                    IsolationOptions{request.isolation_seconds});
+    } else {
+      strategy = make_strategy(request.strategy, settings);
+    }
     request.budget.validate();
   } catch (const std::exception& e) {
     refuse_request(e.what());

@@ -254,9 +254,12 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
     tuning.budget.time_limit_seconds = p.result.budget_seconds;
     constexpr int kAttempts = 20;  // as the reference
     for (int attempt = 0;; ++attempt) {
-      std::unique_ptr<Strategy> strategy = make_strategy(strategies[k].name, strategies[k].hyperparameters);
-      if (options.isolate)
-        strategy = std::make_unique<IsolatedStrategy>(std::move(strategy), IsolationOptions{options.isolation_seconds});
+      // Isolated: made in its sandboxed worker, where a plug-in is loaded.
+      std::unique_ptr<Strategy> strategy =
+          options.isolate
+              ? std::make_unique<IsolatedStrategy>(StrategyRecipe{strategies[k].name, strategies[k].hyperparameters},
+                                                   IsolationOptions{options.isolation_seconds})
+              : make_strategy(strategies[k].name, strategies[k].hyperparameters);
       tuning.seed = seed_of(options.seed, key_of(p.result.name), r, static_cast<std::uint64_t>(attempt));
       TuningResult result = tune(*p.space, *p.evaluator, *strategy, tuning);
       if (result.stop_reason == StopReason::interrupted) return;

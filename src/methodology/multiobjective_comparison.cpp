@@ -168,9 +168,11 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
     TuningOptions tuning;
     tuning.budget.max_evaluations = options.budget;
     tuning.seed = seed_of(options.seed, key_of(p.result.name), key_of(canonical_strategy_text(all[k])), r);
-    std::unique_ptr<Strategy> strategy = make_strategy(all[k].name, all[k].hyperparameters);
-    if (options.isolate)
-      strategy = std::make_unique<IsolatedStrategy>(std::move(strategy), IsolationOptions{options.isolation_seconds});
+    // Isolated: made in its sandboxed worker, where a plug-in is loaded.
+    std::unique_ptr<Strategy> strategy =
+        options.isolate ? std::make_unique<IsolatedStrategy>(StrategyRecipe{all[k].name, all[k].hyperparameters},
+                                                             IsolationOptions{options.isolation_seconds})
+                        : make_strategy(all[k].name, all[k].hyperparameters);
     const auto result = tune(*p.space, *p.evaluator, *strategy, tuning);
     if (result.stop_reason == StopReason::strategy_failed) {
       std::lock_guard lock(failures_mutex);

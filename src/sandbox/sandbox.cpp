@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -301,6 +302,23 @@ int Process::wait() {
   ::kill(-pid_, SIGKILL);  // without a PID namespace: what it left in its process group
   pid_ = -1;
   return status;
+}
+
+std::optional<int> Process::wait_for(double seconds) {
+  if (pid_ <= 0) return 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    int status = 0;
+    const pid_t ended = ::waitpid(pid_, &status, WNOHANG);
+    if (ended == pid_) {
+      ::kill(-pid_, SIGKILL);
+      pid_ = -1;
+      return status;
+    }
+    if (ended < 0 && errno != EINTR) return std::nullopt;
+    if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+    ::usleep(5000);
+  }
 }
 
 void Process::kill() {

@@ -187,11 +187,6 @@ std::map<std::string, Loaded>& loaded() {
 
 bool is_strategy_plugin_path(std::string_view name) { return ends_with(name, ".so") || ends_with(name, ".cpp"); }
 
-void load_if_untrusted_source(const std::string& strategy) {
-  const std::string name = strategy.substr(0, strategy.find(':'));  // as parse_strategy_spec splits a label
-  if (ends_with(name, ".cpp")) (void)load_strategy_plugin(name, PluginBuild{true, {}});
-}
-
 StrategyPluginInfo compile_strategy_plugin(const std::string& path, const PluginBuild& build) {
   if (!ends_with(path, ".cpp")) refuse(path, "only a .cpp plug-in is compiled");
   if (!fs::is_regular_file(path)) refuse(path, "no such file");

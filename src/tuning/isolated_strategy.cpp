@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/interruption.hpp"
+#include "ktune/tuning/isolated_plugins.hpp"
 #include "support/socket_io.hpp"
 
 namespace ktune {
@@ -73,12 +76,25 @@ class RemoteEvaluator final : public Evaluator {
   std::vector<double> values_;
 };
 
-[[noreturn]] void run_worker(Strategy& strategy, const SearchSpace& space, const CostFunction& caller, Rng& rng,
-                             int channel) {
-  // A crash is the worker's end, reported by its signal: no handler of the caller's (a sanitizer's, say) turns it
-  // into an exit status.
-  for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(signal, SIG_DFL);
+[[noreturn]] void report_throw(int channel, const std::string& what) {
+  const std::uint32_t size = static_cast<std::uint32_t>(std::min<std::size_t>(what.size(), 4000));
+  (void)(write_value(channel, kThrew) && write_value(channel, size) && send_all(channel, what.data(), size));
+  ::_exit(1);
+}
+
+// In the sandbox: the strategy made (from the recipe, when there is no object), then run.
+[[noreturn]] void run_worker(Strategy* given, const StrategyRecipe& recipe, const SearchSpace& space,
+                             const CostFunction& caller, Rng& rng, int channel) {
   const int requests = channel;
+  std::unique_ptr<Strategy> made;
+  if (!given) {
+    try {
+      made = make_strategy(recipe.name, recipe.settings);
+    } catch (const std::exception& e) {
+      report_throw(requests, fmt::format("could not be made: {}", e.what()));
+    }
+  }
+  Strategy& strategy = given ? *given : *made;
   // The same budget and resumed results as the caller's cost function: the worker's own clock, counts and
   // budget_spent_fraction() follow the caller's, so the strategy decides as it would in process.
   RemoteEvaluator evaluator(channel, caller.evaluator());
@@ -93,10 +109,7 @@ class RemoteEvaluator final : public Evaluator {
     if (!cost.exhausted()) strategy.run(space, cost, rng);
   } catch (const BudgetExhausted&) {
   } catch (const std::exception& e) {
-    const std::string what = e.what();
-    const std::uint32_t size = static_cast<std::uint32_t>(std::min<std::size_t>(what.size(), 4000));
-    (void)(write_value(requests, kThrew) && write_value(requests, size) && send_all(requests, what.data(), size));
-    ::_exit(1);
+    report_throw(requests, e.what());
   } catch (...) {
     const std::uint32_t size = 0;
     (void)(write_value(requests, kThrew) && write_value(requests, size));
@@ -106,7 +119,9 @@ class RemoteEvaluator final : public Evaluator {
   ::_exit(0);
 }
 
-std::string ended_text(int status) {
+std::string ended_text(int status, sandbox::Process& process) {
+  if (const std::string stopped = process.sandbox_reason(status); !stopped.empty())
+    return "was stopped by the sandbox: it " + stopped;
   if (WIFSIGNALED(status)) {
     const int signal = WTERMSIG(status);
     const char* name = ::strsignal(signal);
@@ -119,16 +134,9 @@ std::string ended_text(int status) {
 // The caller's side of one isolated run.
 class Supervisor {
  public:
-  Supervisor(pid_t pid, int channel, double limit_seconds) : pid_(pid), channel_(channel), limit_(limit_seconds) {}
-  ~Supervisor() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
-    }
-    ::close(channel_);
-  }
+  Supervisor(sandbox::Process process, int channel, double limit_seconds)
+      : process_(std::move(process)), channel_(channel), limit_(limit_seconds) {}
+  ~Supervisor() { ::close(channel_); }  // the process, if it still runs, is killed and reaped with process_
 
   void serve(CostFunction& cost) {
     using Clock = std::chrono::steady_clock;
@@ -148,9 +156,9 @@ class Supervisor {
       }
       used += std::chrono::duration<double>(Clock::now() - since).count();
       char kind = 0;
-      if (!read_value(channel_, kind)) fail(ended_text(reap()));
+      if (!read_value(channel_, kind)) fail(ended());
       if (kind == kDone) {
-        reap();
+        (void)reap();
         return;
       }
       if (kind == kThrew) {
@@ -160,7 +168,7 @@ class Supervisor {
           what.resize(size);
           if (!read_all(channel_, what.data(), size)) what.clear();
         }
-        reap();
+        (void)reap();
         fail(what.empty() ? "threw an exception" : "threw: " + what);
       }
       std::uint64_t index = 0;
@@ -189,7 +197,7 @@ class Supervisor {
     const double charged = trace[p].resumed ? 0.0 : trace[p].charged_ms;
     if (!write_value(channel_, kResult) || !write_value(channel_, status) || !write_value(channel_, count) ||
         !send_all(channel_, values.data(), count * sizeof(double)) || !write_value(channel_, charged))
-      fail(ended_text(reap()));
+      fail(ended());
   }
 
   // After the budget ended: the worker's answer does not matter, only that it is gone.
@@ -201,60 +209,76 @@ class Supervisor {
     }
   }
 
+  // The worker closed its pipe: it ends now, or is ended a second later.
   int reap() {
-    int status = 0;
-    if (pid_ > 0) {
-      // The worker closed its pipe: it ends now (or is ended).
-      for (int i = 0; i < 50; ++i) {
-        const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-        if (r == pid_) {
-          pid_ = -1;
-          return status;
-        }
-        ::usleep(20000);
-      }
-      ::kill(pid_, SIGKILL);
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
-      pid_ = -1;
-    }
-    return status;
+    if (const auto status = process_.wait_for(1.0)) return *status;
+    process_.kill();
+    return process_.wait();
+  }
+
+  // How the worker ended, once it has.
+  std::string ended() {
+    const int status = reap();
+    return ended_text(status, process_);
   }
 
   [[noreturn]] void fail(const std::string& what) {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      reap();
-    }
+    process_.kill();
+    (void)process_.wait();
     throw StrategyFailed("the isolated strategy " + what);
   }
 
-  pid_t pid_;
+  sandbox::Process process_;
   int channel_;
   double limit_;
 };
 
 }  // namespace
 
+IsolatedStrategy::IsolatedStrategy(StrategyRecipe recipe, IsolationOptions options)
+    : recipe_(std::move(recipe)), options_(std::move(options)) {}
+
 IsolatedStrategy::IsolatedStrategy(std::unique_ptr<Strategy> strategy, IsolationOptions options)
-    : strategy_(std::move(strategy)), options_(options) {}
+    : strategy_(std::move(strategy)), options_(std::move(options)) {}
 
 void IsolatedStrategy::run(const SearchSpace& space, CostFunction& cost, Rng& rng) {
+  // The sandbox's scratch folder: a private tmpfs at this path inside; without a mount namespace, this folder.
+  std::string scratch = (std::filesystem::temp_directory_path() / "ktune-worker-XXXXXX").string();
+  if (!::mkdtemp(scratch.data()))
+    throw StrategyFailed(fmt::format("no scratch folder for a worker process: {}", std::strerror(errno)));
+  struct Removed {
+    std::string path;
+    ~Removed() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } removed{scratch};
   int channel[2];  // [0] the caller's end, [1] the worker's
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0)
     throw StrategyFailed(fmt::format("no channel to a worker process: {}", std::strerror(errno)));
-  const pid_t pid = ::fork();
-  if (pid < 0) {
+  sandbox::Options box;
+  box.limits = options_.sandbox;
+  if (box.limits.cpu_seconds <= 0 && options_.strategy_seconds > 0)
+    box.limits.cpu_seconds = 2 * options_.strategy_seconds + 10;
+  box.disabled = options_.disabled;
+  box.scratch = scratch;
+  box.allow_processes = false;  // the strategy filter from the start: nothing but the strategy runs in it
+  if (!strategy_) box.read_only = isolated_strategy_files(recipe_.name);
+  box.keep_descriptors = {channel[1]};
+  const int worker_end = channel[1];
+  std::optional<sandbox::Process> process;
+  try {
+    process.emplace(sandbox::spawn(box, [&] {
+      ::dup2(STDERR_FILENO, STDOUT_FILENO);  // nothing it prints goes into ktune's output
+      run_worker(strategy_.get(), recipe_, space, cost, rng, worker_end);
+    }));
+  } catch (const std::exception& e) {
     ::close(channel[0]);
     ::close(channel[1]);
-    throw StrategyFailed(fmt::format("cannot start a worker process: {}", std::strerror(errno)));
-  }
-  if (pid == 0) {
-    ::close(channel[0]);
-    run_worker(*strategy_, space, cost, rng, channel[1]);
+    throw StrategyFailed(fmt::format("cannot start a worker process: {}", e.what()));
   }
   ::close(channel[1]);
-  Supervisor(pid, channel[0], options_.strategy_seconds).serve(cost);
+  Supervisor(std::move(*process), channel[0], options_.strategy_seconds).serve(cost);
 }
 
 }  // namespace ktune

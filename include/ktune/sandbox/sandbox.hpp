@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,6 +95,8 @@ class Process {
   pid_t pid() const { return pid_; }
   // Blocks until it ends; its wait status (as waitpid gives it).
   int wait();
+  // Waits at most `seconds` for it to end: its wait status, or nothing while it runs.
+  std::optional<int> wait_for(double seconds);
   // Kills it and everything it started.
   void kill();
   // After wait(): why it ended, when the sandbox ended it ("made a forbidden system call: socket", "wrote more than

@@ -51,8 +51,4 @@ StrategyPluginInfo compile_strategy_plugin(const std::string& path, const Plugin
 // running executable (PREFIX/bin/ktune -> PREFIX/include), else the build tree ktune was built in.
 std::vector<std::string> plugin_include_directories();
 
-// For a strategy that runs isolated (an untrusted plug-in): if `strategy` ("name" or "name:key=value,...") names a
-// .cpp plug-in, loads it as untrusted now, before anything else loads it as trusted. Throws as load_strategy_plugin.
-void load_if_untrusted_source(const std::string& strategy);
-
 }  // namespace ktune
