@@ -24,7 +24,7 @@ struct DesignOptions {
   design::OpenAiClientOptions llm;
   std::string api_key_env = "OPENAI_API_KEY";
   std::vector<std::string> mutations;
-  double memory_mib = 4096;
+  double memory_mib = 4096, file_mib = 256, scratch_mib = 512;
   std::optional<std::uint64_t> tune_evaluations;
   std::optional<double> tune_seconds;
   bool one_plus_one = false, no_elitism = false, json = false, quiet = false;
@@ -40,6 +40,8 @@ int run_design(DesignOptions& o) {
     r.tune_budget->time_limit_seconds = o.tune_seconds;
   }
   r.limits.sandbox.memory_bytes = static_cast<std::size_t>(o.memory_mib * 1024 * 1024);
+  r.limits.sandbox.file_bytes = static_cast<std::size_t>(o.file_mib * 1024 * 1024);
+  r.limits.sandbox.scratch_bytes = static_cast<std::size_t>(o.scratch_mib * 1024 * 1024);
   if (!o.mutations.empty()) {
     r.mutations.clear();
     for (const auto& m : o.mutations) {
@@ -159,6 +161,12 @@ Command add_design_command(CLI::App& app) {
       ->capture_default_str()->check(real_number(0, 1e6, true));
   sub->add_option("--memory-limit", o->memory_mib, "MiB of address space for a candidate's worker")
       ->capture_default_str()->check(real_number(64, 1e9, false));
+  sub->add_option("--file-limit", o->file_mib, "MiB a candidate (or its compiler) may write into any one file")
+      ->capture_default_str()->check(real_number(1, 1e9, false));
+  sub->add_option("--scratch-limit", o->scratch_mib, "MiB of a candidate's private scratch folder (a tmpfs)")
+      ->capture_default_str()->check(real_number(1, 1e9, false));
+  sub->add_flag("--unsafe-no-sandbox", r.unsafe_no_sandbox,
+                "Score candidates even where the sandbox cannot keep them off the network (see docs/design.md)");
   sub->add_option("--for", r.for_problem,
                   "Design for this problem (T1, ktune JSON or Kernel Tuner cache): scored on its own earlier results "
                   "if they can be, else on the --spaces most like it");

@@ -44,8 +44,8 @@ std::string cut(std::string text) {
 
 // The worker, in its sandbox: compile (the compiler may start processes), then, under the strategy filter, load and
 // score; tell the parent in JSON lines on `fd`. Never returns.
-[[noreturn]] void worker(const std::string& source, const std::string& folder, const methodology::Comparison& spaces,
-                         int fd, std::size_t memory_bytes) {
+[[noreturn]] void worker(const std::string& given, const std::string& source, const std::string& folder,
+                         const methodology::Comparison& spaces, int fd, std::size_t memory_bytes) {
   const auto send = [fd](const json& message) {
     const std::string line = message.dump() + "\n";
     support::send_all(fd, line.data(), line.size());
@@ -76,8 +76,11 @@ std::string cut(std::string text) {
     send({{"phase", "done"}, {"stage", "memory"},
           {"error", fmt::format("ran out of memory (the limit is {} MiB)", memory_bytes >> 20)}});
   } catch (const std::exception& e) {
+    // A compiler's message names the scratch copy; the caller knows the candidate by the path it gave.
+    std::string what = e.what();
+    for (std::size_t at; !loaded && (at = what.find(source)) != std::string::npos;) what.replace(at, source.size(), given);
     send({{"phase", "done"}, {"stage", loaded ? "run" : "compile"},
-          {"error", loaded ? fmt::format("the strategy threw an exception: {}", e.what()) : std::string(e.what())}});
+          {"error", loaded ? fmt::format("the strategy threw an exception: {}", what) : what}});
   } catch (...) {
     send({{"phase", "done"}, {"stage", "run"}, {"error", "the strategy threw something that is not a std::exception"}});
   }
@@ -154,7 +157,7 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
   sandbox::Process process = sandbox::spawn(box, [&] {
     ::dup2(error_fd, STDERR_FILENO);
     ::dup2(error_fd, STDOUT_FILENO);  // a candidate that prints must not write into the caller's output
-    worker(source, folder.path(), spaces_, message_fd, limits_.sandbox.memory_bytes);
+    worker(path, source, folder.path(), spaces_, message_fd, limits_.sandbox.memory_bytes);
   });
   ::close(messages[1]);
   ::close(errors[1]);

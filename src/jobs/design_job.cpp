@@ -22,6 +22,7 @@
 #include "ktune/jobs/tune_job.hpp"
 #include "ktune/methodology/comparison.hpp"
 #include "ktune/rng.hpp"
+#include "ktune/sandbox/sandbox.hpp"
 #include "ktune/tuning/interruption.hpp"
 
 namespace ktune {
@@ -157,6 +158,12 @@ DesignJob::DesignJob(DesignRequest request, design::LlmClient& client)
     if (k == PromptKind::initial || k == PromptKind::repair)
       refuse_request(fmt::format("design: '{}' is not a mutation (refine, different, simplify)", design::to_string(k)));
   if (r.output_dir.empty()) refuse_request("design: no output directory");
+  if (const sandbox::Layers layers = sandbox::effective_layers(r.limits.disabled);
+      !layers.no_network() && !r.unsafe_no_sandbox)
+    refuse_request(fmt::format("design: the sandbox for candidates cannot keep them off the network here (this system "
+                               "gives no {}); give --unsafe-no-sandbox to score them anyway, as your user, with the "
+                               "network (docs/design.md, \"Sandbox\")",
+                               layers.missing()));
   if (r.tune_budget && r.for_problem.empty()) refuse_request("design: tuning after the design needs --for PROBLEM");
   if (r.tune_budget) {
     try {
@@ -548,6 +555,7 @@ DesignResult DesignJob::run() {
     if (prepared_->problem_is_cache) t.simulate_path = r.for_problem;
     else t.cache_path = (dir / "tune-cache.json").string();
     t.strategy = result.best_paths.front();
+    t.isolate_strategy = true;  // nobody reviewed it: loaded and run only in a sandboxed worker
     t.budget = *r.tune_budget;
     t.seed = r.seed;
     say(fmt::format("tuning {} with {}", r.for_problem, t.strategy));

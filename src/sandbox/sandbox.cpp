@@ -357,9 +357,8 @@ std::string Process::sandbox_reason(int status) {
   return {};
 }
 
-Process spawn(const Options& given, const std::function<void()>& body) {
+Layers effective_layers(const Layers& off) {
   Layers layers = available_layers();
-  const Layers& off = given.disabled;
   layers.user_namespace &= !off.user_namespace;
   if (!layers.user_namespace && ::geteuid() != 0) layers = Layers{false, false, false, false, false, false, layers.seccomp};
   layers.mount_namespace &= !off.mount_namespace;
@@ -368,6 +367,11 @@ Process spawn(const Options& given, const std::function<void()>& body) {
   layers.ipc_namespace &= !off.ipc_namespace;
   layers.proc &= !off.proc && layers.mount_namespace && layers.pid_namespace;
   layers.seccomp &= !off.seccomp;
+  return layers;
+}
+
+Process spawn(const Options& given, const std::function<void()>& body) {
+  const Layers layers = effective_layers(given.disabled);
 
   Options options = given;
   if (options.scratch.empty()) throw std::runtime_error("a sandbox needs a scratch folder");

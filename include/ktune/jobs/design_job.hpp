@@ -52,6 +52,9 @@ struct DesignRequest {
   unsigned threads = 0;  // scoring threads (0: all cores)
   methodology::BaselineKind baseline = methodology::BaselineKind::reference;
   design::ScoringLimits limits;
+  // Score candidates even where the sandbox cannot keep them off the network (no network namespace and no seccomp):
+  // without it, such a system is refused. Environment scrubbing and the limits hold everywhere.
+  bool unsafe_no_sandbox = false;
   std::size_t keep = 3;            // best strategies written out (and validated)
   std::string output_dir = "ktune-design";
   bool restart = false;            // ignore (and replace) an existing log instead of resuming

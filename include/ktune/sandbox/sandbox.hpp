@@ -64,6 +64,9 @@ struct Layers {
 // The layers this kernel gives, probed once per process in a child (a few milliseconds), less those
 // KTUNE_SANDBOX_DISABLE turns off. The first call writes one line on stderr when one is missing.
 const Layers& available_layers();
+// The layers a process spawned with `disabled` turned off gets (without a user namespace, only root keeps the other
+// namespaces).
+Layers effective_layers(const Layers& disabled);
 
 struct Options {
   Limits limits;
