@@ -124,9 +124,14 @@ def test_hostile_candidates_are_stopped_and_leak_nothing(tmp_path, env):
     assert "ran out of memory" in by_name["allocate"]["error"]
     assert "file larger than" in by_name["huge_file"]["error"]
     # Nothing went anywhere.
-    for text in [json.dumps(server.served()), (out / "design.jsonl").read_text(), done.stdout, done.stderr,
-                 listener.received.decode(errors="replace")]:
-        assert SECRET not in text and KEY not in text
+    # (The key goes to the model's server in the Authorization header, as it should: only the requests are searched.)
+    requests = json.dumps([s["request"] for s in server.served()])
+    for where, text in [("requests", requests), ("design.jsonl", (out / "design.jsonl").read_text()),
+                        ("stdout", done.stdout), ("stderr", done.stderr),
+                        ("listener", listener.received.decode(errors="replace"))]:
+        for secret in (SECRET, KEY):
+            at = text.find(secret)
+            assert at < 0, f"{where}: ...{text[max(0, at - 300):at + 100]}"
     assert listener.connections == 0
     assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
     home = pathlib.Path(os.environ.get("HOME", "/root"))
