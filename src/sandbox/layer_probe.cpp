@@ -142,10 +142,12 @@ const Layers& available_layers() {
     unsigned bits = probe();
     // Without a user namespace only root (whose other namespaces need no user namespace) keeps the rest.
     if ((disabled_by_environment() & kUser) && ::geteuid() != 0) bits &= ~(kMount | kPid | kNetwork | kIpc | kProc);
-    Layers l = layers_of(bits & ~disabled_by_environment());
+    const unsigned off = disabled_by_environment();
+    Layers l = layers_of(bits & ~off);
     if (!l.complete())
-      std::fprintf(stderr, "ktune: sandbox for unreviewed code: this system gives no %s; running with the layers it "
-                           "has (docs/design.md, \"Sandbox\")\n", l.missing().c_str());
+      std::fprintf(stderr, "ktune: sandbox for unreviewed code: no %s %s; running with the layers left "
+                           "(docs/design.md, \"Sandbox\")\n",
+                   l.missing().c_str(), off ? "(this system's, less KTUNE_SANDBOX_DISABLE)" : "on this system");
     return l;
   }();
   return layers;

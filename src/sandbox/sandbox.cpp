@@ -200,8 +200,14 @@ void close_descriptors(std::vector<int> keep) {
     bool proc = false;
     if (const std::string e = detail::build_file_view(options, layers.proc, proc); !e.empty()) setup_failed(report_fd, e);
   } else {
+    // No view: the scratch folder is the real one, and the inputs are copied into it.
     std::error_code ec;
     fs::create_directories(options.scratch, ec);
+    for (const auto& input : options.inputs) {
+      fs::copy_file(input, fs::path(options.scratch) / fs::path(input).filename(), fs::copy_options::overwrite_existing,
+                    ec);
+      if (ec) setup_failed(report_fd, fmt::format("cannot copy {} into the scratch folder: {}", input, ec.message()));
+    }
   }
   if (layers.ipc_namespace) (void)::sethostname("ktune-sandbox", 13);
   const pid_t worker = ::fork();

@@ -178,8 +178,10 @@ void expect_nothing_escaped() {
   EXPECT_EQ(children_left(), 0);
 }
 
-CandidateScore score(const std::string& name) {
-  const CandidateScore s = CandidateScorer(spaces(), limits()).score(hostile(name));
+CandidateScore score(const std::string& name, const sandbox::Layers& disabled = {}) {
+  ScoringLimits l = limits();
+  l.disabled = disabled;
+  const CandidateScore s = CandidateScorer(spaces(), l).score(hostile(name));
   expect_no_leak(s.error + s.compile_log + s.declared_name);
   expect_nothing_escaped();
   return s;
@@ -265,6 +267,29 @@ TEST(HostileCandidates, ATenGigabyteFileEndsAtTheFileSizeLimit) {
   const CandidateScore s = score("huge_file");
   EXPECT_EQ(s.stage, "sandbox");
   EXPECT_NE(s.error.find("wrote a file larger than the sandbox's limit of 256 MiB"), std::string::npos) << s.error;
+}
+
+// The degraded mode, each layer forced off: what is left still stops what it can, and nothing claims more.
+TEST(HostileCandidates, WithoutNamespacesSeccompStillKeepsThemOffTheNetworkAndTheKeyIsStillGone) {
+  if (!sandbox::available_layers().seccomp) GTEST_SKIP() << "no seccomp here";
+  const sandbox::Layers no_namespaces{true, true, true, true, true, true, false};
+  const CandidateScore connect = score("connect_listener", no_namespaces);
+  EXPECT_EQ(connect.stage, "sandbox");
+  EXPECT_NE(connect.error.find("forbids: socket"), std::string::npos) << connect.error;
+  const CandidateScore key = score("read_key", no_namespaces);
+  ASSERT_TRUE(key.ok) << key.stage << ": " << key.error;
+  EXPECT_EQ(key.score, clean().score);
+  const CandidateScore daemons = score("daemons", no_namespaces);
+  EXPECT_EQ(daemons.stage, "sandbox");
+}
+
+TEST(HostileCandidates, WithoutSeccompTheNetworkNamespaceStillKeepsThemOffTheNetwork) {
+  if (!sandbox::available_layers().network_namespace) GTEST_SKIP() << "no network namespace here";
+  sandbox::Layers no_seccomp;
+  no_seccomp.seccomp = true;
+  const CandidateScore s = score("connect_listener", no_seccomp);  // its connection fails: it goes on
+  ASSERT_TRUE(s.ok) << s.stage << ": " << s.error;
+  EXPECT_EQ(s.score, clean().score);
 }
 
 // The same plug-ins under tune --isolate: loaded only in the worker's sandbox, their runs end with the reason.
