@@ -18,6 +18,7 @@
 
 #include "ktune/io/json_value.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
+#include "ktune/tuning/isolated_strategy.hpp"
 #include "ktune/tuning/plugin_include_check.hpp"
 #include "ktune/tuning/strategy.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
@@ -83,13 +84,13 @@ HyperparameterSpec spec_from_json(const json& j) {
     const std::string library =
         ends_with(path, ".cpp") ? compile_strategy_plugin(source, PluginBuild{true, library_folder()}).library : path;
     sandbox::enter_strategy_phase();
-    const StrategyPluginInfo info = load_strategy_plugin(library);
-    const StrategyInfo* strategy = find_strategy(library);
+    const StrategyInfo strategy = open_strategy_plugin(path, library);
+    if (!strategy.make) throw HyperparameterError(fmt::format("strategy plug-in '{}': its strategy has no factory", path));
     json specs = json::array();
-    for (const auto& spec : strategy->hyperparameters) specs.push_back(spec_to_json(spec));
+    for (const auto& spec : strategy.hyperparameters) specs.push_back(spec_to_json(spec));
     answer = {{"library", library},
-              {"declared_name", info.declared_name},
-              {"description", strategy->description},
+              {"declared_name", strategy.name},
+              {"description", fmt::format("plug-in '{}': {}", strategy.name, strategy.description)},
               {"hyperparameters", specs}};
   } catch (const std::exception& e) {
     // Its messages name the scratch copy; the user knows the file by the path given.
@@ -102,15 +103,17 @@ HyperparameterSpec spec_from_json(const json& j) {
   ::_exit(0);
 }
 
-class OnlyIsolated final : public Strategy {
+// Outside a sandbox, a prepared plug-in's strategy: each run isolated, in a sandboxed worker that makes the plug-in's
+// own (the same trace as in process). A plug-in isolated once in a process is never loaded in it.
+class AlwaysIsolated final : public Strategy {
  public:
-  explicit OnlyIsolated(std::string name) : name_(std::move(name)) {}
-  void run(const SearchSpace&, CostFunction&, Rng&) override {
-    throw StrategyFailed(fmt::format("strategy plug-in '{}' runs only isolated (in its sandboxed worker)", name_));
+  explicit AlwaysIsolated(StrategyRecipe recipe) : recipe_(std::move(recipe)) {}
+  void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
+    IsolatedStrategy(recipe_).run(space, cost, rng);
   }
 
  private:
-  std::string name_;
+  StrategyRecipe recipe_;
 };
 
 struct Prepared {
@@ -213,12 +216,11 @@ void prepare_isolated_strategy(const std::string& strategy, const sandbox::Layer
   info.description = answer.at("description").get<std::string>();
   for (const auto& spec : answer.at("hyperparameters")) info.hyperparameters.push_back(spec_from_json(spec));
   const std::string library = answer.at("library").get<std::string>();
-  // In a sandboxed worker: the plug-in's own strategy. Here (where jobs make a strategy to check its settings): a
-  // stand-in that refuses to run, the library never loaded.
+  // In a sandboxed worker: the plug-in's own strategy. Here: one that runs it in such a worker.
   info.make = [name, library](const Hyperparameters& h) -> std::unique_ptr<Strategy> {
-    if (!sandbox::inside()) return std::make_unique<OnlyIsolated>(name);
-    (void)load_strategy_plugin(library);
-    return find_strategy(library)->make(h);
+    if (sandbox::inside()) return open_strategy_plugin(name, library).make(h);
+    return std::make_unique<AlwaysIsolated>(
+        StrategyRecipe{name, std::vector<std::pair<std::string, Value>>(h.values().begin(), h.values().end())});
   };
   register_strategy(std::move(info));
   prepared()[name] = Prepared{library};

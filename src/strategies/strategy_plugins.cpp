@@ -187,6 +187,38 @@ std::map<std::string, Loaded>& loaded() {
 
 bool is_strategy_plugin_path(std::string_view name) { return ends_with(name, ".so") || ends_with(name, ".cpp"); }
 
+StrategyInfo open_strategy_plugin(const std::string& path, const std::string& library_path, std::string* ktune_version) {
+  // A relative path without a slash would make dlopen search the library path instead of opening this file.
+  const std::string library = fs::absolute(library_path).string();
+  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) refuse(path, fmt::format("cannot be loaded: {}", ::dlerror()));
+  // The library stays loaded for the life of the process: its strategies' code runs until then.
+  using Entry = const StrategyPluginDescriptor* (*)();
+  auto entry = reinterpret_cast<Entry>(::dlsym(handle, "ktune_strategy_plugin"));
+  if (!entry)
+    refuse(path, "is not a ktune strategy plug-in (it exports no ktune_strategy_plugin(); see ktune/plugin.hpp)");
+  const StrategyPluginDescriptor* d = entry();
+  if (!d || d->abi_version != kPluginAbiVersion)
+    refuse(path, fmt::format("was built for plug-in ABI {} (ktune {}); this ktune {} needs ABI {}: rebuild it against "
+                             "this ktune's headers",
+                             d ? d->abi_version : 0, d && d->ktune_version ? d->ktune_version : "?", kVersionString,
+                             kPluginAbiVersion));
+  const std::string version = d->ktune_version ? d->ktune_version : "";
+  if (ktune_version) *ktune_version = version;
+  if (version != kVersionString)
+    refuse(path, fmt::format("was built against ktune {}; this is ktune {}: rebuild it against this ktune's headers",
+                             version, kVersionString));
+  if (d->cxx11_abi != detail::kCxx11Abi)
+    refuse(path, "was built with another C++ standard library ABI (_GLIBCXX_USE_CXX11_ABI); rebuild it");
+  StrategyInfo strategy;
+  try {
+    strategy = d->describe();
+  } catch (const std::exception& e) {
+    refuse(path, fmt::format("describing its strategy failed: {}", e.what()));
+  }
+  return strategy;
+}
+
 StrategyPluginInfo compile_strategy_plugin(const std::string& path, const PluginBuild& build) {
   if (!ends_with(path, ".cpp")) refuse(path, "only a .cpp plug-in is compiled");
   if (!fs::is_regular_file(path)) refuse(path, "no such file");
@@ -215,33 +247,7 @@ StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBui
   StrategyPluginInfo info;
   info.path = path;
   info.library = ends_with(path, ".cpp") ? compiled_plugin(path, build, info.compiled, info.compile_log) : path;
-  // A relative path without a slash would make dlopen search the library path instead of opening this file.
-  const std::string library = fs::absolute(info.library).string();
-  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) refuse(path, fmt::format("cannot be loaded: {}", ::dlerror()));
-  // The library stays loaded for the life of the process: its strategies' code runs until then.
-  using Entry = const StrategyPluginDescriptor* (*)();
-  auto entry = reinterpret_cast<Entry>(::dlsym(handle, "ktune_strategy_plugin"));
-  if (!entry)
-    refuse(path, "is not a ktune strategy plug-in (it exports no ktune_strategy_plugin(); see ktune/plugin.hpp)");
-  const StrategyPluginDescriptor* d = entry();
-  if (!d || d->abi_version != kPluginAbiVersion)
-    refuse(path, fmt::format("was built for plug-in ABI {} (ktune {}); this ktune {} needs ABI {}: rebuild it against "
-                             "this ktune's headers",
-                             d ? d->abi_version : 0, d && d->ktune_version ? d->ktune_version : "?", kVersionString,
-                             kPluginAbiVersion));
-  info.ktune_version = d->ktune_version ? d->ktune_version : "";
-  if (info.ktune_version != kVersionString)
-    refuse(path, fmt::format("was built against ktune {}; this is ktune {}: rebuild it against this ktune's headers",
-                             info.ktune_version, kVersionString));
-  if (d->cxx11_abi != detail::kCxx11Abi)
-    refuse(path, "was built with another C++ standard library ABI (_GLIBCXX_USE_CXX11_ABI); rebuild it");
-  StrategyInfo strategy;
-  try {
-    strategy = d->describe();
-  } catch (const std::exception& e) {
-    refuse(path, fmt::format("describing its strategy failed: {}", e.what()));
-  }
+  StrategyInfo strategy = open_strategy_plugin(path, info.library, &info.ktune_version);
   info.declared_name = strategy.name;
   if (!strategy.make) refuse(path, "its strategy has no factory");
   strategy.name = path;  // registered under the name it is used by

@@ -156,3 +156,23 @@ TEST(IsolatedStrategy, AMultiObjectiveComparisonKeepsWhatAFailedRunEvaluated) {
 }
 
 }  // namespace
+
+namespace {
+
+bool mapped_here(const std::string& library) {
+  return ktune::testing::read_text("/proc/self/maps").find(library) != std::string::npos;
+}
+
+// A .so given with --isolate is loaded only in sandboxes (never in this process) and runs as the same code does in
+// process (here: compiled from its .cpp).
+TEST(IsolatedStrategy, ASharedLibraryPluginIsLoadedOnlyInItsWorkerAndTracesAsInProcess) {
+  const std::string library = KTUNE_EXAMPLE_PLUGIN;
+  const RunResult isolated = run(request(library, true));
+  EXPECT_FALSE(mapped_here(library));
+  const RunResult in_process =
+      run(request(std::string(KTUNE_SOURCE_DIR) + "/examples/custom_strategy/steepest_descent.cpp", false));
+  EXPECT_EQ(isolated.indices, in_process.indices);
+  EXPECT_EQ(isolated.stop, in_process.stop) << isolated.failure;
+}
+
+}  // namespace

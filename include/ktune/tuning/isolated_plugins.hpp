@@ -4,7 +4,8 @@
 // loaded in a sandbox once more, under the strategy filter, only to read what it declares (its name, description and
 // hyperparameters). ktune registers the plug-in under its path with those declarations and a factory that loads the
 // library only inside a sandboxed worker (IsolatedStrategy): a static constructor, or anything its describe() does,
-// never runs in ktune.
+// never runs in ktune. Made outside a worker, the strategy runs each time in one: a plug-in isolated once in a process
+// stays isolated there, also where a later job does not ask for it.
 #include <string>
 #include <string_view>
 #include <vector>

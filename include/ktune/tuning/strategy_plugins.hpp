@@ -47,6 +47,12 @@ StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBui
 // fields are set. A sandboxed worker compiles with it, then loads the library once its strategy filter is in place.
 StrategyPluginInfo compile_strategy_plugin(const std::string& path, const PluginBuild& build);
 
+// Opens the plug-in library `library` (dlopen: its static constructors run now), checks its ABI and ktune version and
+// returns what its describe() gives, registering nothing; errors name `path`. `ktune_version`, if given, gets the
+// version it was built against. A sandboxed worker makes an isolated plug-in's strategy with it.
+StrategyInfo open_strategy_plugin(const std::string& path, const std::string& library,
+                                  std::string* ktune_version = nullptr);
+
 // Where a plug-in finds ktune's headers: $KTUNE_INCLUDE_DIRS (':'-separated), else an installed tree beside the
 // running executable (PREFIX/bin/ktune -> PREFIX/include), else the build tree ktune was built in.
 std::vector<std::string> plugin_include_directories();
