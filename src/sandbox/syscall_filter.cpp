@@ -88,9 +88,11 @@ int add_all(scmp_filter_ctx ctx, std::uint32_t action, const char* const (&names
 
 int add_terminal_rules(scmp_filter_ctx ctx, std::uint32_t action) {
   // Typing into the user's terminal (TIOCSTI) or its console (TIOCLINUX).
-  for (unsigned long request : {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)})
-    if (const int rc = seccomp_rule_add(ctx, action, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, request)); rc < 0)
-      return rc;
+  // (Comparisons spelled out: libseccomp's SCMP_A* macros are C compound literals.)
+  for (unsigned long request : {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)}) {
+    const scmp_arg_cmp is_request{1, SCMP_CMP_EQ, request, 0};
+    if (const int rc = seccomp_rule_add_array(ctx, action, SCMP_SYS(ioctl), 1, &is_request); rc < 0) return rc;
+  }
   return 0;
 }
 
@@ -130,9 +132,8 @@ std::string install_strategy_filter(int report_fd) {
   if (rc >= 0) rc = add_all(filter.get(), SCMP_ACT_TRAP, kProcessCreation, true);
   if (rc >= 0) rc = add_terminal_rules(filter.get(), SCMP_ACT_TRAP);
   // A thread shares its process; anything else clone makes is a new process.
-  if (rc >= 0)
-    rc = seccomp_rule_add(filter.get(), SCMP_ACT_TRAP, SCMP_SYS(clone), 1,
-                          SCMP_A0(SCMP_CMP_MASKED_EQ, static_cast<scmp_datum_t>(CLONE_THREAD), 0));
+  const scmp_arg_cmp no_thread{0, SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0};
+  if (rc >= 0) rc = seccomp_rule_add_array(filter.get(), SCMP_ACT_TRAP, SCMP_SYS(clone), 1, &no_thread);
   if (rc >= 0) {
     const int clone3 = seccomp_syscall_resolve_name("clone3");
     if (clone3 != __NR_SCMP_ERROR && clone3 >= 0) rc = seccomp_rule_add(filter.get(), SCMP_ACT_ERRNO(ENOSYS), clone3, 0);
