@@ -23,6 +23,7 @@
 #include "ktune/design/candidate_scorer.hpp"
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/jobs/tune_job.hpp"
+#include "loopback_listener.hpp"
 #include "shared_data.hpp"
 #include "temp_files.hpp"
 
@@ -48,18 +49,9 @@ const bool kEnvironment = [] {
 class Listener {
  public:
   Listener() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-    EXPECT_EQ(::listen(fd_, 16), 0);
-    socklen_t length = sizeof address;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
     thread_ = std::thread([this] {
       for (;;) {
-        const int c = ::accept(fd_, nullptr, nullptr);
+        const int c = ::accept(socket_.fd, nullptr, nullptr);
         if (c < 0 || stop_) break;
         ++connections_;
         char buffer[4096];
@@ -73,11 +65,10 @@ class Listener {
   }
   ~Listener() {
     stop_ = true;
-    ::shutdown(fd_, SHUT_RDWR);
+    ::shutdown(socket_.fd, SHUT_RDWR);
     thread_.join();
-    ::close(fd_);
   }
-  int port() const { return port_; }
+  int port() const { return socket_.port(); }
   int connections() const { return connections_; }
   std::string received() {
     const std::lock_guard lock(mutex_);
@@ -85,7 +76,7 @@ class Listener {
   }
 
  private:
-  int fd_ = -1, port_ = 0;
+  ktune::testing::LoopbackListener socket_;
   std::atomic<bool> stop_{false};
   std::atomic<int> connections_{0};
   std::mutex mutex_;
@@ -108,12 +99,15 @@ const fs::path& outside() {
   return folder;
 }
 
-// The hostile plug-in `name` with its placeholders filled in, as a file of its own.
+// The hostile plug-in `name` (its part put into the skeleton) with its placeholders filled in, as a file of its own.
 std::string hostile(const std::string& name) {
-  std::string text = read_text(std::string(KTUNE_SOURCE_DIR) + "/tests/data/hostile/" + name + ".cpp");
+  const std::string folder = std::string(KTUNE_SOURCE_DIR) + "/tests/data/hostile/";
+  std::string text = read_text(folder + "skeleton.cpp");
   const auto replace = [&](const std::string& from, const std::string& to) {
     for (std::size_t at; (at = text.find(from)) != std::string::npos;) text.replace(at, from.size(), to);
   };
+  replace("// @ATTACK@\n", read_text(folder + name + ".inc"));
+  replace("@NAME@", name);
   replace("@SECRET_FILE@", (outside() / "secret.txt").string());
   replace("@OUTSIDE@", outside().string());
   replace("@PORT@", std::to_string(listener().port()));

@@ -73,7 +73,8 @@ class Listener:
 
 
 def reply(name, secret_file, outside, port):
-    code = (HOSTILE / f"{name}.cpp").read_text()
+    code = (HOSTILE / "skeleton.cpp").read_text().replace("// @ATTACK@\n", (HOSTILE / f"{name}.inc").read_text())
+    code = code.replace("@NAME@", name)
     code = code.replace("@SECRET_FILE@", str(secret_file)).replace("@OUTSIDE@", str(outside))
     code = code.replace("@PORT@", str(port)).replace("@HOME@", os.environ.get("HOME", "/root"))
     return f"# Description: {name}, random sampling with a hostile part\n\n```cpp\n{code}```\n"

@@ -23,6 +23,8 @@
 
 #include <gtest/gtest.h>
 
+#include "loopback_listener.hpp"
+
 namespace ktune::sandbox {
 namespace {
 
@@ -137,14 +139,8 @@ TEST_F(Sandbox, TheEnvironmentHoldsNoneOfTheCallersVariables) {
 }
 
 TEST_F(Sandbox, NoConnectionToALocalListener) {
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
-  socklen_t length = sizeof address;
-  ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  const ktune::testing::LoopbackListener listener;
+  const sockaddr_in address = listener.address;
   const auto try_connect = [address](int out) {
     const int s = ::socket(AF_INET, SOCK_STREAM, 0);
     if (s >= 0 && ::connect(s, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0) say(out, "connected");
@@ -158,7 +154,6 @@ TEST_F(Sandbox, NoConnectionToALocalListener) {
   if (available_layers().seccomp) {
     EXPECT_EQ(o.reason, "made a system call the sandbox forbids: socket");
   }
-  ::close(listener);
 }
 
 TEST_F(Sandbox, UntrustedCodeStartsNoProcess) {
@@ -297,14 +292,8 @@ TEST_F(Sandbox, WithoutSeccompANetworkNamespaceStillKeepsItOffTheNetwork) {
   if (!available_layers().network_namespace) GTEST_SKIP() << "no network namespace here";
   options.disabled.seccomp = true;
   options.allow_processes = false;
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
-  socklen_t length = sizeof address;
-  ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  const ktune::testing::LoopbackListener listener;
+  const sockaddr_in address = listener.address;
   const Outcome o = run(options, [address](int out) {
     const int s = ::socket(AF_INET, SOCK_STREAM, 0);
     say(out, s >= 0 ? "socket " : "");
@@ -312,7 +301,6 @@ TEST_F(Sandbox, WithoutSeccompANetworkNamespaceStillKeepsItOffTheNetwork) {
   });
   EXPECT_EQ(o.said, "socket ");  // no filter: the call works, the network is not there
   EXPECT_EQ(o.reason, "");
-  ::close(listener);
 }
 
 }  // namespace

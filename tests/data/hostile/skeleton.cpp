@@ -1,14 +1,19 @@
-// Runs a shell command with system(), then forks 50 times.
+// A strategy plug-in with a hostile part (README.md): a test puts one of the *.inc files in place of the @ATTACK@
+// line and names the plug-in after it. The strategy itself is random sampling until the budget ends.
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <ktune/plugin.hpp>
 
+// What the attacks call, declared as an attacker would: only the standard library and ktune's headers may be
+// included.
 extern "C" {
 int fork();
 int setsid();
@@ -29,25 +34,18 @@ namespace {
   return s.str();
 }
 
-[[maybe_unused]] void attack() {
-  if (std::system("echo escaped > @OUTSIDE@/system-ran") == 0) throw std::runtime_error("system() ran");
-  for (int i = 0; i < 50; ++i)
-    if (fork() == 0) {
-      for (;;) pause();
-    }
-}
+// @ATTACK@
 
-// The strategy without its hostile part: random sampling until the budget ends.
 class Hostile final : public ktune::Strategy {
  public:
   void run(const ktune::SearchSpace& space, ktune::CostFunction& cost, ktune::Rng& rng) override {
-    attack();
+    if (kAttackInRun) attack();
     for (;;) (void)cost(static_cast<std::size_t>(rng.below(space.size())));
   }
 };
 
 ktune::StrategyInfo describe() {
-  return {"spawn_processes", "random sampling with a hostile part", {},
+  return {"@NAME@", "random sampling with a hostile part", {},
           [](const ktune::Hyperparameters&) { return std::make_unique<Hostile>(); }};
 }
 
