@@ -18,6 +18,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/interruption.hpp"
+#include "ktune/sandbox/sandbox.hpp"
 #include "ktune/tuning/isolated_strategy.hpp"
 #include "ktune/tuning/tune.hpp"
 #include "methodology/parallel_runs.hpp"
@@ -161,7 +162,10 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
   std::vector<std::vector<double>> finals(curves.size());
   std::vector<StrategyFailure> failures;
   std::mutex failures_mutex;
-  parallel_for(curves.size(), options.threads, [&](std::size_t job) {
+  // Isolated runs fork sandboxed workers from these threads: the layers are probed once first, here.
+  if (options.isolate) (void)sandbox::available_layers();
+  const unsigned threads = options.isolate && !sandbox::spawn_from_threads_is_safe() ? 1u : options.threads;
+  parallel_for(curves.size(), threads, [&](std::size_t job) {
     if (stop_requested()) return;
     const std::size_t s = job / (n_strategies * repeats), k = job / repeats % n_strategies, r = job % repeats;
     const PreparedMoSpace& p = prepared[s];

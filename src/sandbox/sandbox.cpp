@@ -424,4 +424,12 @@ void enter_strategy_phase() {
 
 bool inside() { return g_inside; }
 
+bool spawn_from_threads_is_safe() {
+#ifdef KTUNE_ADDRESS_SANITIZER
+  return false;
+#else
+  return true;
+#endif
+}
+
 }  // namespace ktune::sandbox

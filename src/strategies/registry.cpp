@@ -1,3 +1,5 @@
+#include <pthread.h>
+
 #include <algorithm>
 #include <deque>
 #include <mutex>
@@ -42,6 +44,10 @@ std::deque<StrategyInfo>& registry_storage() {
 
 std::mutex& registry_mutex() {
   static std::mutex m;
+  // A sandboxed worker is forked from any thread of a comparison and makes its strategy from this registry: a fork
+  // must not copy the lock while another thread holds it. (No fork happens with it held.)
+  static const int fork_safe = ::pthread_atfork([] { m.lock(); }, [] { m.unlock(); }, [] { m.unlock(); });
+  (void)fork_safe;
   return m;
 }
 
