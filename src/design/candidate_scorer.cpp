@@ -147,10 +147,7 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
   box.scratch = folder.path();
   box.inputs = {path};
   box.read_only = plugin_include_directories();
-  std::string include_dirs;
-  for (const auto& dir : box.read_only) include_dirs += (include_dirs.empty() ? "" : ":") + dir;
-  box.environment = {{"KTUNE_INCLUDE_DIRS", include_dirs}};
-  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) box.environment.emplace_back("CXX", cxx);
+  box.environment = plugin_compile_environment();
   box.keep_descriptors = {messages[1], errors[1]};
   const std::string source = folder.path() + "/" + std::filesystem::path(path).filename().string();
   const int message_fd = messages[1], error_fd = errors[1];

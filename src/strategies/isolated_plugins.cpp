@@ -151,10 +151,7 @@ json inspect_in_sandbox(const std::string& path, const sandbox::Layers& disabled
   const std::string absolute = fs::absolute(path).lexically_normal().string();
   if (ends_with(path, ".cpp")) box.inputs = {absolute};
   else box.read_only.push_back(absolute);
-  std::string include_dirs;
-  for (const auto& dir : plugin_include_directories()) include_dirs += (include_dirs.empty() ? "" : ":") + dir;
-  box.environment = {{"KTUNE_INCLUDE_DIRS", include_dirs}};
-  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) box.environment.emplace_back("CXX", cxx);
+  box.environment = plugin_compile_environment();
   box.keep_descriptors = {channel[1]};
   const std::string source = scratch + "/" + fs::path(path).filename().string();
   const int fd = channel[1];

@@ -85,6 +85,14 @@ std::vector<std::string> plugin_include_directories() {
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> plugin_compile_environment() {
+  std::string dirs;
+  for (const auto& dir : plugin_include_directories()) dirs += (dirs.empty() ? "" : ":") + dir;
+  std::vector<std::pair<std::string, std::string>> environment = {{"KTUNE_INCLUDE_DIRS", dirs}};
+  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) environment.emplace_back("CXX", cxx);
+  return environment;
+}
+
 namespace {
 
 // A folder of its own for an untrusted plug-in's source copy, removed with this object.

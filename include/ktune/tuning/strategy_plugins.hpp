@@ -7,6 +7,7 @@
 // at most $KTUNE_PLUGIN_CACHE_MB (default 256) MiB, the least recently used going first.
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ktune/tuning/strategy.hpp"
@@ -56,5 +57,9 @@ StrategyInfo open_strategy_plugin(const std::string& path, const std::string& li
 // Where a plug-in finds ktune's headers: $KTUNE_INCLUDE_DIRS (':'-separated), else an installed tree beside the
 // running executable (PREFIX/bin/ktune -> PREFIX/include), else the build tree ktune was built in.
 std::vector<std::string> plugin_include_directories();
+
+// The environment a compile in a sandbox (whose environment is emptied) needs to compile as ktune would here: the
+// compiler ($CXX, when set) and ktune's headers ($KTUNE_INCLUDE_DIRS), as (name, value) pairs.
+std::vector<std::pair<std::string, std::string>> plugin_compile_environment();
 
 }  // namespace ktune
