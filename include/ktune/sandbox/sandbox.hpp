@@ -8,15 +8,15 @@
 //     build its view without privileges); it sees /usr, /bin, /lib*, /opt and a few files of /etc read-only, /dev's
 //     null, zero, full, random and urandom, its own /proc, the paths its caller names read-only or writable, and its
 //     scratch folder: a private tmpfs of a bounded size at the path the caller gave. /tmp, $HOME and everything else
-//     are absent. It has no network device but a loopback that is down. It is PID 1 of a namespace of its own: when
-//     it ends or is killed, the kernel kills every process it started, setsid() or not.
+//     are absent. It has no network device but a loopback that is down. It runs under PID 1 of a PID namespace of its
+//     own, which ends with it: when it ends or is killed, the kernel kills every process it started, setsid() or not.
 //   seccomp (with PR_SET_NO_NEW_PRIVS): no sockets, ptrace, mounts, namespaces, kernel keyrings, BPF, module loading,
 //     io_uring or terminal input injection (TIOCSTI); after enter_strategy_phase() also no new process and no exec,
 //     and a forbidden call ends the process with a report naming it.
 //   rlimits: address space, CPU time, processes, open files, file size; no core files. Capabilities dropped.
 //   environment: emptied (the strings the process started with are overwritten, so /proc/self/environ is blank
-//     too) but PATH, HOME and TMPDIR (the scratch folder), LC_ALL=C; every inherited descriptor closed but those
-//     the caller keeps; standard input from /dev/null.
+//     too) but PATH, HOME and TMPDIR (the scratch folder), LC_ALL=C and what the caller names; every inherited
+//     descriptor closed but those the caller keeps; standard input from /dev/null.
 //
 // The sandboxed process is a fork, not a new program: it starts with a copy of its parent's memory (the prepared
 // search spaces, which is why it is fast). Anything secret in that memory is in the copy too; docs/design.md says
