@@ -23,6 +23,7 @@
 #include "ktune/design/candidate_scorer.hpp"
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/jobs/tune_job.hpp"
+#include "ktune/tuning/strategy_plugins.hpp"
 #include "loopback_listener.hpp"
 #include "shared_data.hpp"
 #include "temp_files.hpp"
@@ -190,6 +191,14 @@ bool complete_sandbox() { return sandbox::available_layers().complete(); }
 
 TEST(HostileCandidates, TheCleanStrategyScores) {
   ASSERT_TRUE(clean().ok) << clean().stage << ": " << clean().error;
+}
+
+// The sandbox changes no score: the clean strategy scores in it exactly as in this process.
+TEST(HostileCandidates, TheSandboxChangesNoScore) {
+  const std::string path = hostile("clean");
+  (void)load_strategy_plugin(path);
+  const methodology::ComparisonReport in_process = spaces().run({methodology::parse_strategy_spec(path)});
+  EXPECT_EQ(in_process.aggregate.at(0).score, clean().score);
 }
 
 // What the sandbox cannot end has no effect: the candidate scores as the clean one.
