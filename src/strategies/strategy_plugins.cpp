@@ -255,7 +255,17 @@ StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBui
   StrategyPluginInfo info;
   info.path = path;
   info.library = ends_with(path, ".cpp") ? compiled_plugin(path, build, info.compiled, info.compile_log) : path;
-  StrategyInfo strategy = open_strategy_plugin(path, info.library, &info.ktune_version);
+  StrategyInfo strategy;
+  try {
+    strategy = open_strategy_plugin(path, info.library, &info.ktune_version);
+  } catch (const HyperparameterError&) {
+    // A library found compiled already that does not open: another ktune's cache bound removed it between the check
+    // and the load, or it is damaged. Compiled again, once; a second failure is the plug-in's.
+    if (!ends_with(path, ".cpp") || info.compiled) throw;
+    fs::remove(info.library, ec);
+    info.library = compiled_plugin(path, build, info.compiled, info.compile_log);
+    strategy = open_strategy_plugin(path, info.library, &info.ktune_version);
+  }
   info.declared_name = strategy.name;
   if (!strategy.make) refuse(path, "its strategy has no factory");
   strategy.name = path;  // registered under the name it is used by
