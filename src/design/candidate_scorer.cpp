@@ -78,7 +78,8 @@ std::string cut(std::string text) {
   } catch (const std::exception& e) {
     // A compiler's message names the scratch copy; the caller knows the candidate by the path it gave.
     std::string what = e.what();
-    for (std::size_t at; !loaded && (at = what.find(source)) != std::string::npos;) what.replace(at, source.size(), given);
+    for (std::size_t at; !loaded && (at = what.find(source)) != std::string::npos;)
+      what.replace(at, source.size(), given);
     send({{"phase", "done"}, {"stage", loaded ? "run" : "compile"},
           {"error", loaded ? fmt::format("the strategy threw an exception: {}", what) : what}});
   } catch (...) {

@@ -73,7 +73,8 @@ nlohmann::json settings_json(const std::vector<std::pair<std::string, Value>>& s
 
 void Hypertuning::State::open_strategies() {
   try {
-    if (request.isolate) prepare_isolated_strategy(request.strategy);  // an isolated plug-in is loaded only in its sandbox
+    // An isolated plug-in is loaded only in its sandbox.
+    if (request.isolate) prepare_isolated_strategy(request.strategy);
     info = find_strategy(request.strategy);
     if (!info) (void)make_strategy(request.strategy);  // throws, listing the known strategies
     if (request.spaces.empty()) refuse_request("give the training spaces with --spaces RESULTS...");

@@ -250,7 +250,8 @@ void TuneJob::State::open_strategy() {
     if (request.isolate_strategy) prepare_isolated_strategy(request.strategy);
     settings = parse_strategy_settings(request.strategy, request.settings);
     if (request.isolate_strategy) {
-      if (!is_strategy_plugin_path(request.strategy)) (void)make_strategy(request.strategy, settings);  // its errors now
+      // A registered strategy's setting errors now, as in process (a plug-in's show in its worker).
+      if (!is_strategy_plugin_path(request.strategy)) (void)make_strategy(request.strategy, settings);
       strategy = std::make_unique<IsolatedStrategy>(StrategyRecipe{request.strategy, settings},
                                                     IsolationOptions{request.isolation_seconds});
     } else {

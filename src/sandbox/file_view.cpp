@@ -70,7 +70,8 @@ std::string bind(const std::string& path, bool writable, bool required) {
     if (fd < 0 && errno != EEXIST) return error("cannot make a mount point for", path);
     if (fd >= 0) ::close(fd);
   }
-  if (::mount(source.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return error("cannot bind", path);
+  if (::mount(source.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+    return error("cannot bind", path);
   if (!writable &&
       ::mount(nullptr, target.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags(target), nullptr) != 0)
     return error("cannot make read-only", path);
@@ -122,7 +123,8 @@ std::string build_file_view(const Options& options, bool mount_proc, bool& proc_
   // The scratch folder: a tmpfs of a bounded size, with the caller's inputs copied in.
   const std::string scratch = kNew + options.scratch;
   if (!make_folders(scratch)) return error("cannot make the scratch folder", options.scratch);
-  const std::string size = fmt::format("mode=0700,size={}", std::max<std::size_t>(options.limits.scratch_bytes, 1 << 20));
+  const std::string size =
+      fmt::format("mode=0700,size={}", std::max<std::size_t>(options.limits.scratch_bytes, 1 << 20));
   if (::mount("tmpfs", scratch.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, size.c_str()) != 0)
     return error("cannot mount the scratch folder", options.scratch);
   for (const auto& input : options.inputs)

@@ -162,7 +162,8 @@ void close_descriptors(std::vector<int> keep) {
                              const std::function<void()>& body) {
   (void)::prctl(PR_SET_PDEATHSIG, SIGKILL);
   wipe_environment(g_environment, options);
-  if (::chdir(options.scratch.c_str()) != 0) setup_failed(report_fd, "cannot enter the scratch folder " + options.scratch);
+  if (::chdir(options.scratch.c_str()) != 0)
+    setup_failed(report_fd, "cannot enter the scratch folder " + options.scratch);
   set_limits(options.limits, layers.user_namespace);
   drop_capabilities();
   g_inside = true;
@@ -198,7 +199,8 @@ void close_descriptors(std::vector<int> keep) {
   }
   if (layers.mount_namespace) {
     bool proc = false;
-    if (const std::string e = detail::build_file_view(options, layers.proc, proc); !e.empty()) setup_failed(report_fd, e);
+    if (const std::string e = detail::build_file_view(options, layers.proc, proc); !e.empty())
+      setup_failed(report_fd, e);
   } else {
     // No view: the scratch folder is the real one, and the inputs are copied into it.
     std::error_code ec;
@@ -367,7 +369,9 @@ std::string Process::sandbox_reason(int status) {
 Layers effective_layers(const Layers& off) {
   Layers layers = available_layers();
   layers.user_namespace &= !off.user_namespace;
-  if (!layers.user_namespace && ::geteuid() != 0) layers = Layers{false, false, false, false, false, false, layers.seccomp};
+  // Without a user namespace only root can have the other namespaces.
+  if (!layers.user_namespace && ::geteuid() != 0)
+    layers = Layers{false, false, false, false, false, false, layers.seccomp};
   layers.mount_namespace &= !off.mount_namespace;
   layers.pid_namespace &= !off.pid_namespace;
   layers.network_namespace &= !off.network_namespace;

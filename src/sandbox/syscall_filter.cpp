@@ -136,7 +136,8 @@ std::string install_strategy_filter(int report_fd) {
   if (rc >= 0) rc = seccomp_rule_add_array(filter.get(), SCMP_ACT_TRAP, SCMP_SYS(clone), 1, &no_thread);
   if (rc >= 0) {
     const int clone3 = seccomp_syscall_resolve_name("clone3");
-    if (clone3 != __NR_SCMP_ERROR && clone3 >= 0) rc = seccomp_rule_add(filter.get(), SCMP_ACT_ERRNO(ENOSYS), clone3, 0);
+    if (clone3 != __NR_SCMP_ERROR && clone3 >= 0)
+      rc = seccomp_rule_add(filter.get(), SCMP_ACT_ERRNO(ENOSYS), clone3, 0);
   }
   if (rc < 0) return failed("seccomp rule", rc);
   if (rc = seccomp_load(filter.get()); rc < 0) return failed("seccomp_load", rc);

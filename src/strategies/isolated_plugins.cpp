@@ -85,7 +85,8 @@ HyperparameterSpec spec_from_json(const json& j) {
         ends_with(path, ".cpp") ? compile_strategy_plugin(source, PluginBuild{true, library_folder()}).library : path;
     sandbox::enter_strategy_phase();
     const StrategyInfo strategy = open_strategy_plugin(path, library);
-    if (!strategy.make) throw HyperparameterError(fmt::format("strategy plug-in '{}': its strategy has no factory", path));
+    if (!strategy.make)
+      throw HyperparameterError(fmt::format("strategy plug-in '{}': its strategy has no factory", path));
     json specs = json::array();
     for (const auto& spec : strategy.hyperparameters) specs.push_back(spec_to_json(spec));
     answer = {{"library", library},

@@ -195,7 +195,8 @@ std::map<std::string, Loaded>& loaded() {
 
 bool is_strategy_plugin_path(std::string_view name) { return ends_with(name, ".so") || ends_with(name, ".cpp"); }
 
-StrategyInfo open_strategy_plugin(const std::string& path, const std::string& library_path, std::string* ktune_version) {
+StrategyInfo open_strategy_plugin(const std::string& path, const std::string& library_path,
+                                  std::string* ktune_version) {
   // A relative path without a slash would make dlopen search the library path instead of opening this file.
   const std::string library = fs::absolute(library_path).string();
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -70,7 +70,8 @@ Outcome run(Options options, const std::function<void(int out)>& body) {
   ::close(channel[1]);
   Outcome o;
   char buffer[4096];
-  for (ssize_t n; (n = ::read(channel[0], buffer, sizeof buffer)) > 0;) o.said.append(buffer, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(channel[0], buffer, sizeof buffer)) > 0;)
+    o.said.append(buffer, static_cast<std::size_t>(n));
   ::close(channel[0]);
   o.status = process.wait();
   o.reason = process.sandbox_reason(o.status);

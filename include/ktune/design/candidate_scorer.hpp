@@ -1,9 +1,9 @@
 #pragma once
-// Scoring a generated strategy: its .cpp is compiled as a plug-in and scored by the methodology on prepared spaces,
-// all in a sandboxed worker process (ktune/sandbox/sandbox.hpp) with wall-clock limits: the compiler runs in it with
-// processes allowed, the candidate is loaded only after the stricter strategy filter is in place. Whatever goes wrong (the compiler's errors, a throw, a
-// crash, a hang, running out of memory) is an outcome with the message a developer would read, never a failure of
-// the caller: the design loop feeds it back to the language model.
+// Scoring a generated strategy: its .cpp is compiled as a plug-in and scored by the methodology on prepared spaces, all
+// in a sandboxed worker process (ktune/sandbox/sandbox.hpp) with wall-clock limits: the compiler runs in it with
+// processes allowed, the candidate is loaded only after the stricter strategy filter is in place. Whatever goes wrong
+// (the compiler's errors, a throw, a crash, a hang, running out of memory) is an outcome with the message a developer
+// would read, never a failure of the caller: the design loop feeds it back to the language model.
 #include <cstddef>
 #include <string>
 #include <utility>
