@@ -1,17 +1,14 @@
 #include "ktune/tuning/isolated_plugins.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -22,6 +19,8 @@
 #include "ktune/tuning/plugin_include_check.hpp"
 #include "ktune/tuning/strategy.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
+#include "live/temporary_directory.hpp"
+#include "strategies/plugin_files.hpp"
 #include "strategies/registry.hpp"
 #include "support/socket_io.hpp"
 
@@ -33,27 +32,21 @@ using json = nlohmann::json;
 
 constexpr double kCompileSeconds = 300;  // the compiler's wall clock in the sandbox
 
-[[noreturn]] void refuse(const std::string& path, const std::string& why) {
-  throw HyperparameterError(fmt::format("strategy plug-in '{}': {}", path, why));
-}
+using plugin_files::ends_with;
+using plugin_files::refuse;
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// This process's folder for compiled isolated plug-ins, removed when it exits.
+// This process's folder for compiled isolated plug-ins, removed when it exits (or, after a kill -9, by the next
+// live run: live/temporary_directory.hpp).
 const std::string& library_folder() {
-  static const std::string folder = [] {
-    std::string name = (fs::temp_directory_path() / "ktune-isolated-XXXXXX").string();
-    if (!::mkdtemp(name.data())) throw HyperparameterError("cannot create a folder for isolated plug-ins");
-    static const std::string removed = name;
-    std::atexit([] {
-      std::error_code ec;
-      fs::remove_all(removed, ec);
-    });
-    return name;
+  static const live::TemporaryDirectory folder = [] {
+    try {
+      return live::TemporaryDirectory();
+    } catch (const std::exception& e) {
+      throw HyperparameterError(fmt::format("cannot create a folder for isolated plug-ins: {}", e.what()));
+    }
   }();
-  return folder;
+  static const std::string path = folder.path().string();
+  return path;
 }
 
 json spec_to_json(const HyperparameterSpec& s) {
@@ -133,15 +126,13 @@ std::map<std::string, Prepared, std::less<>>& prepared() {
 
 json inspect_in_sandbox(const std::string& path, const sandbox::Layers& disabled) {
   // A folder of its own for the sandbox's scratch (it is a private tmpfs inside; without a mount namespace, itself).
-  std::string scratch = (fs::path(library_folder()) / "scratch-XXXXXX").string();
-  if (!::mkdtemp(scratch.data())) refuse(path, "cannot create a scratch folder to compile it in");
-  struct Removed {
-    std::string path;
-    ~Removed() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  } removed{scratch};
+  std::optional<live::TemporaryDirectory> folder;
+  try {
+    folder.emplace();
+  } catch (const std::exception& e) {
+    refuse(path, fmt::format("cannot create a scratch folder to compile it in: {}", e.what()));
+  }
+  const std::string scratch = folder->path().string();
   int channel[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0) refuse(path, "cannot create a socket pair");
   sandbox::Options box;
@@ -196,18 +187,10 @@ void prepare_isolated_strategy(const std::string& strategy, const sandbox::Layer
   if (!is_strategy_plugin_path(name)) return;
   const std::lock_guard lock(prepared_mutex());
   if (prepared().count(name) || strategies::find_registered_strategy(name)) return;
-  std::error_code ec;
-  const fs::file_status st = fs::status(name, ec);
-  if (fs::is_directory(st)) refuse(name, "is a folder, not a .so library or a .cpp source file");
-  if (!fs::exists(st)) refuse(name, "no such file");
-  if (!fs::is_regular_file(st)) refuse(name, "is not a regular file");
-  if (ends_with(name, ".cpp")) {
-    // Checked here too, so that the message comes before any sandbox starts.
-    std::ifstream in(name, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (const auto why = refused_include(text.str())) refuse(name, *why);
-  }
+  plugin_files::check_is_file(name);
+  // Checked here too, so that the message comes before any sandbox starts.
+  if (ends_with(name, ".cpp"))
+    if (const auto why = refused_include(plugin_files::read_file(name))) refuse(name, *why);
   const json answer = inspect_in_sandbox(name, disabled);
   StrategyInfo info;
   info.name = name;

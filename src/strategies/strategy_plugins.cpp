@@ -20,6 +20,7 @@
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/plugin_include_check.hpp"
 #include "strategies/plugin_cache.hpp"
+#include "strategies/plugin_files.hpp"
 #include "strategies/registry.hpp"
 
 #ifndef KTUNE_PLUGIN_INCLUDE_DIRS
@@ -30,21 +31,9 @@ namespace ktune {
 namespace {
 
 namespace fs = std::filesystem;
-
-[[noreturn]] void refuse(const std::string& path, const std::string& why) {
-  throw HyperparameterError(fmt::format("strategy plug-in '{}': {}", path, why));
-}
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using plugin_files::ends_with;
+using plugin_files::read_file;
+using plugin_files::refuse;
 
 // FNV-1a, 64 bits: a stable content hash for the compile cache (not for security).
 std::uint64_t fnv1a(std::string_view data, std::uint64_t h = 14695981039346656037ull) {
@@ -247,11 +236,7 @@ StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBui
   }
   if (path.empty()) refuse(path, "no file named (a plug-in is a .so library or a .cpp source file)");
   if (!is_strategy_plugin_path(path)) refuse(path, "a plug-in is a .so library or a .cpp source file");
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (fs::is_directory(st)) refuse(path, "is a folder, not a .so library or a .cpp source file");
-  if (!fs::exists(st)) refuse(path, "no such file");
-  if (!fs::is_regular_file(st)) refuse(path, "is not a regular file");
+  plugin_files::check_is_file(path);
 
   StrategyPluginInfo info;
   info.path = path;
@@ -263,6 +248,7 @@ StrategyPluginInfo load_strategy_plugin(const std::string& path, const PluginBui
     // A library found compiled already that does not open: another ktune's cache bound removed it between the check
     // and the load, or it is damaged. Compiled again, once; a second failure is the plug-in's.
     if (!ends_with(path, ".cpp") || info.compiled) throw;
+    std::error_code ec;
     fs::remove(info.library, ec);
     info.library = compiled_plugin(path, build, info.compiled, info.compile_log);
     strategy = open_strategy_plugin(path, info.library, &info.ktune_version);

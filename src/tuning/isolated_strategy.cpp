@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +22,7 @@
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/tuning/isolated_plugins.hpp"
+#include "live/temporary_directory.hpp"
 #include "support/socket_io.hpp"
 
 namespace ktune {
@@ -243,16 +243,12 @@ IsolatedStrategy::IsolatedStrategy(std::unique_ptr<Strategy> strategy, Isolation
 
 void IsolatedStrategy::run(const SearchSpace& space, CostFunction& cost, Rng& rng) {
   // The sandbox's scratch folder: a private tmpfs at this path inside; without a mount namespace, this folder.
-  std::string scratch = (std::filesystem::temp_directory_path() / "ktune-worker-XXXXXX").string();
-  if (!::mkdtemp(scratch.data()))
-    throw StrategyFailed(fmt::format("no scratch folder for a worker process: {}", std::strerror(errno)));
-  struct Removed {
-    std::string path;
-    ~Removed() {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  } removed{scratch};
+  std::optional<live::TemporaryDirectory> scratch;
+  try {
+    scratch.emplace();
+  } catch (const std::exception& e) {
+    throw StrategyFailed(fmt::format("no scratch folder for a worker process: {}", e.what()));
+  }
   int channel[2];  // [0] the caller's end, [1] the worker's
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0)
     throw StrategyFailed(fmt::format("no channel to a worker process: {}", std::strerror(errno)));
@@ -261,7 +257,7 @@ void IsolatedStrategy::run(const SearchSpace& space, CostFunction& cost, Rng& rn
   if (box.limits.cpu_seconds <= 0 && options_.strategy_seconds > 0)
     box.limits.cpu_seconds = 2 * options_.strategy_seconds + 10;
   box.disabled = options_.disabled;
-  box.scratch = scratch;
+  box.scratch = scratch->path().string();
   box.allow_processes = false;  // the strategy filter from the start: nothing but the strategy runs in it
   if (!strategy_) box.read_only = isolated_strategy_files(recipe_.name);
   box.keep_descriptors = {channel[1]};
