@@ -152,11 +152,17 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
   box.keep_descriptors = {messages[1], errors[1]};
   const std::string source = folder.path() + "/" + std::filesystem::path(path).filename().string();
   const int message_fd = messages[1], error_fd = errors[1];
-  sandbox::Process process = sandbox::spawn(box, [&] {
-    ::dup2(error_fd, STDERR_FILENO);
-    ::dup2(error_fd, STDOUT_FILENO);  // a candidate that prints must not write into the caller's output
-    worker(path, source, folder.path(), spaces_, message_fd, limits_.sandbox.memory_bytes);
-  });
+  sandbox::Process process;
+  try {
+    process = sandbox::spawn(box, [&] {
+      ::dup2(error_fd, STDERR_FILENO);
+      ::dup2(error_fd, STDOUT_FILENO);  // a candidate that prints must not write into the caller's output
+      worker(path, source, folder.path(), spaces_, message_fd, limits_.sandbox.memory_bytes);
+    });
+  } catch (...) {
+    for (int fd : {messages[0], messages[1], errors[0], errors[1]}) ::close(fd);
+    throw;
+  }
   ::close(messages[1]);
   ::close(errors[1]);
 

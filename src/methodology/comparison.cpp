@@ -246,9 +246,8 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
   // strategy's uniform opening is then random_sample's first draws (ktune/uniform_sample_stream.hpp), and the
   // difference between two strategies is theirs, not that of independent samples: on a space whose budget is a
   // handful of evaluations, two independent 100-repeat random searches differ by up to 0.17.
-  // Isolated runs fork sandboxed workers from these threads: the layers are probed once first, here.
-  if (options.isolate) (void)sandbox::available_layers();
-  const unsigned threads = options.isolate && !sandbox::spawn_from_threads_is_safe() ? 1u : options.threads;
+  // Isolated runs start sandboxed workers from these threads.
+  const unsigned threads = options.isolate ? sandbox::spawning_threads(options.threads) : options.threads;
   parallel_for(runs.size(), threads, [&](std::size_t job) {
     if (stop_requested()) return;
     if (options.partition && !options.partition->owns(job)) return;  // another process's

@@ -162,9 +162,8 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
   std::vector<std::vector<double>> finals(curves.size());
   std::vector<StrategyFailure> failures;
   std::mutex failures_mutex;
-  // Isolated runs fork sandboxed workers from these threads: the layers are probed once first, here.
-  if (options.isolate) (void)sandbox::available_layers();
-  const unsigned threads = options.isolate && !sandbox::spawn_from_threads_is_safe() ? 1u : options.threads;
+  // Isolated runs start sandboxed workers from these threads.
+  const unsigned threads = options.isolate ? sandbox::spawning_threads(options.threads) : options.threads;
   parallel_for(curves.size(), threads, [&](std::size_t job) {
     if (stop_requested()) return;
     const std::size_t s = job / (n_strategies * repeats), k = job / repeats % n_strategies, r = job % repeats;

@@ -91,8 +91,7 @@ std::string copy_into(const std::string& file, const std::string& folder) {
 
 }  // namespace
 
-std::string build_file_view(const Options& options, bool mount_proc, bool& proc_mounted) {
-  proc_mounted = false;
+std::string build_file_view(const Options& options, bool mount_proc) {
   // Nothing done here reaches the parent's namespace.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return error("cannot make private", "/");
   // A tmpfs becomes the root; the old root stays reachable at /old while the view is built at /new.
@@ -134,7 +133,7 @@ std::string build_file_view(const Options& options, bool mount_proc, bool& proc_
     const std::string proc = std::string(kNew) + "/proc";
     make_folders(proc);
     // A container that masks parts of its /proc refuses a new one: the view then has none.
-    proc_mounted = ::mount("proc", proc.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+    (void)::mount("proc", proc.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
   }
 
   // Drop the old root, make the view the root, and make its top read-only.

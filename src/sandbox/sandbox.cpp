@@ -198,8 +198,7 @@ void close_descriptors(std::vector<int> keep) {
     ::close(null);
   }
   if (layers.mount_namespace) {
-    bool proc = false;
-    if (const std::string e = detail::build_file_view(options, layers.proc, proc); !e.empty())
+    if (const std::string e = detail::build_file_view(options, layers.proc); !e.empty())
       setup_failed(report_fd, e);
   } else {
     // No view: the scratch folder is the real one, and the inputs are copied into it.
@@ -263,8 +262,7 @@ void close_descriptors(std::vector<int> keep) {
   }
   ::close(alive[0]);
   ::close(status_pipe[1]);
-  close_descriptors({alive[1], status_pipe[0], report_fd});
-  ::close(report_fd);
+  close_descriptors({alive[1], status_pipe[0]});
   for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) ::signal(signal, SIG_IGN);
   int status = 0;
   const bool told = ::read(status_pipe[0], &status, sizeof status) == static_cast<ssize_t>(sizeof status);
@@ -428,11 +426,13 @@ void enter_strategy_phase() {
 
 bool inside() { return g_inside; }
 
-bool spawn_from_threads_is_safe() {
+unsigned spawning_threads(unsigned threads) {
+  (void)available_layers();
 #ifdef KTUNE_ADDRESS_SANITIZER
-  return false;
+  (void)threads;
+  return 1;
 #else
-  return true;
+  return threads;
 #endif
 }
 

@@ -125,9 +125,10 @@ void enter_strategy_phase();
 // Whether this process is a sandboxed one (spawn's child).
 bool inside();
 
-// Whether sandboxed processes may be started from several threads at once. Not under GCC's AddressSanitizer, whose
-// allocator has no fork handler: a fork can copy a lock another thread holds, and the child waits for it forever.
-// (glibc's malloc and ktune's own registries are fork-safe.)
-bool spawn_from_threads_is_safe();
+// How many of `threads` may start sandboxed processes at once, for a caller about to start them: the layers are
+// probed now, before the threads exist, and under GCC's AddressSanitizer it is 1, as its allocator has no fork
+// handler (a fork can copy a lock another thread holds, and the child waits for it forever; glibc's malloc and
+// ktune's own registries are fork-safe).
+unsigned spawning_threads(unsigned threads);
 
 }  // namespace ktune::sandbox
