@@ -61,6 +61,11 @@ std::vector<std::uint32_t> fresh_cartesian_config(const SearchSpace& space, cons
 inline constexpr std::size_t kSpacePerMember = 32;
 std::size_t population_size(std::size_t requested, std::size_t space_size, std::size_t minimum);
 
+// The `n` best configurations this run has evaluated (finite cost, ascending cost; ties in evaluation order), as
+// indices. A strategy that takes over a run (auto's second stage) starts from them instead of a fresh sample: they
+// are known, so they cost nothing, and they are the best the budget has found.
+std::vector<std::size_t> best_evaluated(const CostFunction& cost, std::size_t n);
+
 // Uniform double in [lo, hi).
 inline double uniform(Rng& rng, double lo, double hi) { return lo + (hi - lo) * rng.uniform01(); }
 

@@ -1,9 +1,13 @@
 // auto: the strategy ktune recommends when the user names none but gives a budget (docs/strategies.md, "The default
-// strategy"). PSO was chosen by held-out score under the validation protocol (docs/hyperparameters.md), not by the
-// score on the spaces a strategy's defaults were tuned on; `ktune tune` without --strategy and the Python module with
-// strategy=None use it when there is a budget, brute_force when there is none (as Kernel Tuner).
+// strategy"). Two stages: `first` for the first `handover` new evaluations, then `then`, which starts from the best
+// configurations the first stage found. Nothing is spent on choosing: every evaluation is one of a search's, so its
+// first evaluations are the first stage's at any budget. The stages and the handover point are chosen by the nested
+// validation protocol (bench/protocol/), every choice inside leave-one-kernel-out folds. `ktune tune` without
+// --strategy and the Python module with strategy=None use it when there is a budget, brute_force when there is none
+// (as Kernel Tuner).
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/budget.hpp"
@@ -15,41 +19,52 @@ namespace ktune::strategies {
 
 namespace {
 
-// The portfolio, by the budget in evaluations: constraint-aware PSO with its defaults below kLargeBudget, the hybrid
-// VND above. PSO has the best held-out mean and worst case on budgets of a few dozen to a few hundred evaluations;
-// with more, hybrid_vndx's k-NN surrogate has the data it needs (on the twelve GPU spaces it beats PSO on four of the
-// five spaces whose methodology budget is above 550 evaluations; a choice made on those same spaces, not yet
-// checked on unseen ones: issue 35).
-constexpr const char* kSmallBudget = "pso";
-constexpr const char* kLargeBudget = "hybrid_vndx";
-constexpr double kLargeBudgetEvaluations = 550;
+struct AutoSettings {
+  std::string first, then;
+  std::uint64_t handover = 0;  // new evaluations of the first stage; 0: the first stage is the whole run
+};
 
 class Auto final : public Strategy {
  public:
+  explicit Auto(AutoSettings s) : s_(std::move(s)) {}
+
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
-    make_strategy(large_budget(space, cost.options().budget) ? kLargeBudget : kSmallBudget)->run(space, cost, rng);
+    if (s_.handover == 0 || s_.then == "none") {
+      make_strategy(s_.first)->run(space, cost, rng);
+      return;
+    }
+    // The run's own budget ends the first stage too (BudgetExhausted passes); only the stage's end hands over. A
+    // first stage that returns early (a small space done) hands over as well.
+    cost.begin_stage(s_.handover);
+    try {
+      make_strategy(s_.first)->run(space, cost, rng);
+    } catch (const StageEnded&) {
+    }
+    cost.end_stage();
+    make_strategy(s_.then)->run(space, cost, rng);
   }
 
  private:
-  // A default never pays for its own choice: how many evaluations a time budget allows is not known before some are
-  // spent, so with a time budget it is PSO from the first evaluation (what any budget can afford). It used to spend
-  // three uniform samples on finding out, half of a budget of six evaluations, where it then scored no better than
-  // random search.
-  static bool large_budget(const SearchSpace& space, const Budget& budget) {
-    if (budget.time_limit_seconds) return false;
-    return static_cast<double>(budget.evaluation_limit(space.size())) >= kLargeBudgetEvaluations;
-  }
+  AutoSettings s_;
 };
 
 }  // namespace
 
 StrategyInfo auto_info() {
   return {"auto",
-          std::string("the recommended default when a budget is given: ") + kSmallBudget +
-              " (constraint-aware, its defaults) with a time budget or fewer than 550 evaluations, " + kLargeBudget +
-              " with an evaluation budget of 550 or more",
-          {},
-          [](const Hyperparameters&) { return std::make_unique<Auto>(); }};
+          "the recommended default when a budget is given: bayes_opt for the first evaluations, then hybrid_vndx "
+          "from the best configurations found (its settings name the stages)",
+          {{"first", HyperparameterType::String, Value(std::string("bayes_opt")), {}, {},
+            {"pso", "bayes_opt", "diff_evo", "hybrid_vndx", "genetic_algorithm"},
+            "the first stage's strategy (its defaults)"},
+           {"then", HyperparameterType::String, Value(std::string("hybrid_vndx")), {}, {}, {"none", "pso", "hybrid_vndx"},
+            "the second stage's strategy, which starts from the best configurations found (none: no second stage)"},
+           {"handover", HyperparameterType::Int, Value(100), 0.0, {}, {},
+            "new evaluations of the first stage before the second takes over (0: the first stage is the whole run)"}},
+          [](const Hyperparameters& h) {
+            return std::make_unique<Auto>(AutoSettings{h.get_string("first"), h.get_string("then"),
+                                                       static_cast<std::uint64_t>(h.get_int("handover"))});
+          }};
 }
 
 }  // namespace ktune::strategies

@@ -48,6 +48,7 @@ struct Settings {
   std::size_t max_candidates = 2048;
   std::size_t max_observations = 200;
   std::size_t rotation = 16;
+  bool log_transform = true;
 };
 
 std::optional<Acquisition> acquisition_named(std::string_view name) {
@@ -224,10 +225,13 @@ class Search {
     members_ = std::move(members);
   }
 
-  // The cost the GP sees: failures (+inf) count as the worst finite cost observed, so no inf reaches the fit.
+  // The cost the GP sees: failures (+inf) count as the worst finite cost observed, so no inf reaches the fit. With
+  // transform=log and every cost positive (run times), its logarithm: times spread over orders of magnitude, and on
+  // a linear scale the few slowest configurations dominate the fit and the GP learns nothing of the fast region.
   double value(std::size_t observation) const {
-    const double c = raw_[observation];
-    return std::isfinite(c) ? c : (best_ ? worst_ : 0.0);
+    if (!best_) return 0.0;
+    const double c = std::isfinite(raw_[observation]) ? raw_[observation] : worst_;
+    return s_.log_transform && raw_[*best_] > 0 ? std::log(c) : c;
   }
 
   // Standardised targets, predictions for every pool member, the incumbent and the exploration factor.
@@ -240,7 +244,7 @@ class Search {
     const double scale = sd > 1e-12 * std::max(1.0, std::abs(mean)) ? sd : 1.0;
     y_.clear();
     for (std::size_t m : members_) y_.push_back((value(m) - mean) / scale);
-    incumbent_ = best_ ? (raw_[*best_] - mean) / scale : 0.0;
+    incumbent_ = best_ ? (value(*best_) - mean) / scale : 0.0;
     gp_.predict(y_, mu_, sigma_);
     exploration_ = s_.exploration;
     if (s_.contextual_variance) {
@@ -440,6 +444,7 @@ Settings settings_from(const Hyperparameters& h) {
   s.max_candidates = static_cast<std::size_t>(h.get_int("maxcandidates"));
   s.max_observations = static_cast<std::size_t>(h.get_int("maxobservations"));
   s.rotation = static_cast<std::size_t>(h.get_int("candidaterotation"));
+  s.log_transform = h.get_string("transform") == "log";
   return s;
 }
 
@@ -459,8 +464,10 @@ StrategyInfo bayes_opt_info() {
            // A uniform initial sample (Kernel Tuner: LHS): the robust opening. On the twelve brute-forced spaces, 100
            // repeats, seed 0: mean 0.640 against 0.624, and on MI250X convolution 0.01 below random search against
            // 0.05 (8 seeds); docs/strategies.md.
-           {"samplingmethod", T::String, Value(std::string("random")), {}, {}, {"lhs", "random"},
-            "initial sample: Latin hypercube or uniform random valid configurations"},
+           // samplingmethod lhs (Kernel Tuner: random) and transform log: each chosen in every fold of the default
+           // strategy's nested protocol (issue 35, docs/strategies.md).
+           {"samplingmethod", T::String, Value(std::string("lhs")), {}, {}, {"lhs", "random"},
+            "initial sample: Latin hypercube or uniform random valid configurations (Kernel Tuner: random)"},
            {"popsize", T::Int, Value(std::int64_t{20}), 1.0, {}, {},
             "size of the initial sample (at most one per 32 configurations of a small space, at least 3)"},
            {"explorationfactor", T::String, Value(std::string("CV")), {}, {}, {},
@@ -480,7 +487,9 @@ StrategyInfo bayes_opt_info() {
            {"maxobservations", T::Int, Value(std::int64_t{200}), 2.0, {}, {},
             "GP training-set cap; when full, refit on the best half and the most recent quarter"},
            {"candidaterotation", T::Int, Value(std::int64_t{16}), 0.0, {}, {},
-            "pool members replaced by fresh random configurations per evaluation (subsampled pool only)"}},
+            "pool members replaced by fresh random configurations per evaluation (subsampled pool only)"},
+           {"transform", T::String, Value(std::string("log")), {}, {}, {"none", "log"},
+            "what the GP models: the cost, or its logarithm when every cost is positive (Kernel Tuner: none)"}},
           [](const Hyperparameters& h) { return std::make_unique<BayesOpt>(settings_from(h)); }};
 }
 

@@ -57,8 +57,15 @@ class Pso final : public Strategy {
     for (;;) {  // one swarm per pass
       // Constraint aware, the first swarm starts from a Latin-hypercube sample of valid configurations: it covers
       // the space evenly instead of clumping where random draws happen to fall.
+      // Taking over a run (auto's second stage), it starts from the best configurations evaluated so far, free.
       std::vector<std::size_t> start;
-      if (s_.aware && first_pass) start = space.lhs_sample(n, rng);
+      if (s_.aware && first_pass) {
+        if (cost.evaluations() > 0) start = best_evaluated(cost, n);
+        if (start.size() < n) {
+          const auto sample = space.lhs_sample(n - start.size(), rng);
+          start.insert(start.end(), sample.begin(), sample.end());
+        }
+      }
       first_pass = false;
       for (std::size_t i = 0; i < n; ++i) {
         x[i] = i < start.size() ? view.point_of(space.config_at(start[i])) : view.random_point(cost, rng);

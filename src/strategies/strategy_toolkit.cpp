@@ -18,6 +18,21 @@ std::size_t population_size(std::size_t requested, std::size_t space_size, std::
   return std::min({requested, cap, space_size});
 }
 
+std::vector<std::size_t> best_evaluated(const CostFunction& cost, std::size_t n) {
+  const Trace& trace = cost.trace();
+  std::vector<std::size_t> positions;
+  for (std::size_t p = 0; p < trace.size(); ++p)
+    if (std::isfinite(trace.cost(p))) positions.push_back(p);
+  const std::size_t k = std::min(n, positions.size());
+  std::partial_sort(positions.begin(), positions.begin() + static_cast<std::ptrdiff_t>(k), positions.end(),
+                    [&](std::size_t a, std::size_t b) {
+                      return trace.cost(a) < trace.cost(b) || (trace.cost(a) == trace.cost(b) && a < b);
+                    });
+  std::vector<std::size_t> best(k);
+  for (std::size_t i = 0; i < k; ++i) best[i] = trace[positions[i]].index;
+  return best;
+}
+
 HyperparameterSpec constraint_aware_spec() {
   return {"constraint_aware", HyperparameterType::Bool, Value(true), {}, {}, {},
           "only valid configurations: sample valid ones and repair invalid candidates (false: classic algorithm with "

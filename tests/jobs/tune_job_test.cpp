@@ -558,7 +558,7 @@ TEST(TuneJob, WithoutAStrategyABudgetedRunUsesAutoAndAnUnlimitedOneBruteForce) {
   const TuneOutcome outcome = job.run();
   EXPECT_EQ(outcome.records.size(), 30u);
   // auto is the recommended strategy itself: the same run as naming it
-  TuneRequest named = simulated("pso", 30);
+  TuneRequest named = simulated("auto", 30);
   TuneJob pso(std::move(named));
   const TuneOutcome pso_outcome = pso.run();
   ASSERT_EQ(pso_outcome.records.size(), outcome.records.size());

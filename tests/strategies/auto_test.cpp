@@ -1,8 +1,12 @@
-// auto, the recommended default: pso with a time budget or an evaluation budget below 550, hybrid_vndx with an
-// evaluation budget of 550 or more; it never spends an evaluation on choosing.
+// auto, the recommended default: its first stage for the first `handover` evaluations, then its second stage from the
+// best configurations found; it never spends an evaluation on choosing. The tests read the stages from auto's
+// declared defaults, so they hold whatever the validation protocol chooses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,10 +15,14 @@
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/strategy.hpp"
+#include "ktune/strategy_toolkit.hpp"
+#include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/tune.hpp"
 
 namespace ktune {
 namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 const SearchSpace& space() {
   static const SearchSpace s = SearchSpace::build(ProblemBuilder("auto")
@@ -41,32 +49,72 @@ std::vector<std::size_t> trace_of(Strategy& strategy, const Budget& budget, std:
   return out;
 }
 
-std::vector<std::size_t> trace_of(const std::string& name, const Budget& budget) {
-  auto strategy = make_strategy(name);
+std::vector<std::size_t> trace_of(const std::string& name, const Budget& budget,
+                                   const std::vector<std::pair<std::string, Value>>& settings = {}) {
+  auto strategy = make_strategy(name, settings);
   return trace_of(*strategy, budget);
 }
 
-TEST(Auto, AnEvaluationBudgetPicksTheStrategyWithoutAProbe) {
-  Budget small, large;
-  small.max_evaluations = 100;
-  large.max_evaluations = 800;
-  EXPECT_EQ(trace_of("auto", small), trace_of("pso", small));
-  EXPECT_EQ(trace_of("auto", large), trace_of("hybrid_vndx", large));
-  EXPECT_NE(trace_of("pso", large), trace_of("hybrid_vndx", large));
+const Value& auto_default(const std::string& name) {
+  for (const auto& h : find_strategy("auto")->hyperparameters)
+    if (h.name == name) return h.default_value;
+  throw std::logic_error("auto has no hyperparameter " + name);
 }
 
-// No probe: with a time budget, small or large, and at a budget of a few evaluations, auto's every evaluation is
-// PSO's (it used to spend three uniform samples first, half of a six-evaluation budget).
-TEST(Auto, ATimeBudgetRunsPsoFromTheFirstEvaluation) {
-  Budget tiny, small, large;
-  tiny.time_limit_seconds = 0.06;  // 6 evaluations of 10 ms
-  small.time_limit_seconds = 1.0;  // 100
-  large.time_limit_seconds = 8.0;  // 800
-  for (const Budget& b : {tiny, small, large}) EXPECT_EQ(trace_of("auto", b), trace_of("pso", b));
-  Budget few;
-  few.max_evaluations = 5;
-  EXPECT_EQ(trace_of("auto", few), trace_of("pso", few));
-  EXPECT_EQ(trace_of("auto", few).size(), 5u);
+std::vector<std::size_t> prefix(std::vector<std::size_t> v, std::size_t n) {
+  v.resize(std::min(v.size(), n));
+  return v;
+}
+
+// No probe: at every budget, time or evaluations, from 5 evaluations up, auto's first `handover` evaluations are its
+// first stage's (it used to spend three uniform samples first, half of a six-evaluation budget).
+TEST(Auto, ItsFirstEvaluationsAreItsFirstStagesAtEveryBudget) {
+  const std::string first = auto_default("first").as_string();
+  const auto handover = static_cast<std::size_t>(auto_default("handover").as_int());
+  ASSERT_GT(handover, 0u);
+  std::vector<Budget> budgets(6);
+  budgets[0].time_limit_seconds = 0.06;  // 6 evaluations of 10 ms
+  budgets[1].time_limit_seconds = 1.0;   // 100
+  budgets[2].time_limit_seconds = 8.0;   // 800
+  budgets[3].max_evaluations = 5;
+  budgets[4].max_evaluations = handover;
+  budgets[5].max_evaluations = handover + 150;
+  for (const Budget& b : budgets) {
+    const auto a = trace_of("auto", b), f = trace_of(first, b);
+    EXPECT_EQ(prefix(a, handover), prefix(f, handover));
+  }
+  EXPECT_EQ(trace_of("auto", budgets[3]).size(), 5u);
+  EXPECT_EQ(trace_of("auto", budgets[4]), trace_of(first, budgets[4]));
+}
+
+// After the handover the second stage spends the rest of the budget, and it is not the first stage going on.
+TEST(Auto, TheSecondStageTakesOverAndSpendsTheRest) {
+  const std::string first = auto_default("first").as_string();
+  const auto handover = static_cast<std::size_t>(auto_default("handover").as_int());
+  Budget b;
+  b.max_evaluations = handover + 150;
+  const auto a = trace_of("auto", b), f = trace_of(first, b);
+  ASSERT_EQ(a.size(), handover + 150);
+  EXPECT_NE(a, f);
+  // Without a second stage, auto is its first stage alone.
+  EXPECT_EQ(trace_of("auto", b, {{"then", Value(std::string("none"))}}), f);
+  EXPECT_EQ(trace_of("auto", b, {{"handover", Value(std::int64_t{0})}}), f);
+  // Each second stage the protocol may choose takes over.
+  for (const char* then : {"pso", "hybrid_vndx"}) {
+    const auto t = trace_of("auto", b, {{"then", Value(std::string(then))}});
+    EXPECT_EQ(t.size(), handover + 150) << then;
+    EXPECT_EQ(prefix(t, handover), prefix(f, handover)) << then;
+  }
+}
+
+// A strategy that takes over starts from the best configurations evaluated so far, best first.
+TEST(Auto, TheBestEvaluatedAreWhatTheSecondStageStartsFrom) {
+  testing::FakeEvaluator eval(space(), [](std::size_t i) { return i == 7 ? kInfinity : 100.0 - static_cast<double>(i % 50); },
+                              [](std::size_t) { return 10.0; });
+  CostFunction cost(space(), eval, {});
+  for (std::size_t i : {3, 7, 40, 12, 49, 99}) cost(i);  // costs 97, failed, 60, 88, 51, 51
+  EXPECT_EQ(strategies::best_evaluated(cost, 3), (std::vector<std::size_t>{49, 99, 40}));
+  EXPECT_EQ(strategies::best_evaluated(cost, 10), (std::vector<std::size_t>{49, 99, 40, 12, 3}));
 }
 
 }  // namespace

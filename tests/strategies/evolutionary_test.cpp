@@ -122,7 +122,7 @@ TEST(GeneticAlgorithm, CrossoverMethodsSearchDifferently) {
 TEST(GeneticAlgorithm, MutationElitismAndSamplingChangeTheSearch) {
   const auto base = trace_indices(run("genetic_algorithm", constrained_space(), 3, 200).result);
   for (const Settings& s : {Settings{{"mutation_chance", Value(2)}}, Settings{{"elitism", Value(0)}},
-                            Settings{{"sampling", Value("random")}}, Settings{{"popsize", Value(10)}},
+                            Settings{{"sampling", Value("random")}}, Settings{{"popsize", Value(26)}},
                             Settings{{"mutation", Value("Hamming")}},
                             Settings{{"initial_popsize", Value(52)}}})
     EXPECT_NE(trace_indices(run("genetic_algorithm", constrained_space(), 3, 200, s).result), base) << s[0].first;

@@ -330,5 +330,56 @@ TEST(CostFunction, AStrategyThatNeverProgressesIsStopped) {
   EXPECT_EQ(cost.stop_reason(), StopReason::stalled);
 }
 
+// A stage (auto's first strategy) ends after its new evaluations: the next new one throws StageEnded, a revisit is
+// still answered, and once the stage is lifted the run goes on to its own budget.
+TEST(CostFunction, AStageEndsAfterItsNewEvaluationsAndTheRunGoesOn) {
+  const auto space = small_space();
+  FakeEvaluator eval(space, value_of, time_of);
+  Budget budget;
+  budget.max_evaluations = 5;
+  CostFunction cost(space, eval, with_budget(budget));
+  cost(0);
+  cost.begin_stage(2);
+  cost(1);
+  cost(2);
+  EXPECT_THROW(cost(3), StageEnded);
+  EXPECT_EQ(cost(1), value_of(1));
+  EXPECT_FALSE(cost.exhausted());
+  EXPECT_EQ(cost.evaluations(), 3u);
+  cost.end_stage();
+  cost(3);
+  cost(4);
+  EXPECT_TRUE(cost.exhausted());
+  try {
+    cost(5);
+    FAIL() << "the run's budget is spent";
+  } catch (const StageEnded&) {
+    FAIL() << "the run's end is not a stage's";
+  } catch (const BudgetExhausted&) {
+  }
+  EXPECT_EQ(eval.calls, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+}
+
+// A run whose budget ends inside a stage ends as a run (BudgetExhausted, not StageEnded): auto does not hand over.
+TEST(CostFunction, TheRunsBudgetEndsAStageAsTheRun) {
+  const auto space = small_space();
+  FakeEvaluator eval(space, value_of, time_of);
+  Budget budget;
+  budget.max_evaluations = 2;
+  CostFunction cost(space, eval, with_budget(budget));
+  cost.begin_stage(10);
+  cost(0);
+  cost(1);
+  bool stage_ended = false;
+  try {
+    cost(2);
+  } catch (const StageEnded&) {
+    stage_ended = true;
+  } catch (const BudgetExhausted&) {
+  }
+  EXPECT_FALSE(stage_ended);
+  EXPECT_EQ(cost.stop_reason(), StopReason::max_evaluations);
+}
+
 }  // namespace
 }  // namespace ktune

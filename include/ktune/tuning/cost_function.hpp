@@ -32,6 +32,14 @@ class BudgetExhausted : public std::exception {
   const char* what() const noexcept override { return "tuning budget exhausted"; }
 };
 
+// Thrown instead of a new evaluation when a stage of the run has used its evaluations (CostFunction::begin_stage).
+// It is a BudgetExhausted, so every strategy stops at once and lets it pass; the strategy that runs others one after
+// another (auto) catches it and hands over.
+class StageEnded : public BudgetExhausted {
+ public:
+  const char* what() const noexcept override { return "stage of the tuning run ended"; }
+};
+
 enum class StopReason {
   strategy_finished,  // the strategy returned by itself
   space_exhausted,    // every configuration has been evaluated
@@ -134,6 +142,12 @@ class CostFunction {
   // Seeds a result from an earlier run (a resumed cache): known, free, not counted, not charged.
   void add_resumed(std::size_t index, Status status, std::span<const double> values);
 
+  // A stage: at most `new_evaluations` more new evaluations, then every request for a new configuration throws
+  // StageEnded (revisits stay answered) until end_stage(). The run's budget still applies and ends a stage first
+  // when it is smaller. For a strategy that hands the run over to another (auto).
+  void begin_stage(std::uint64_t new_evaluations) { stage_end_ = evaluations_ + new_evaluations; }
+  void end_stage() { stage_end_.reset(); }
+
  private:
   static constexpr std::uint32_t npos = 0xffffffffu;
   std::size_t position(std::size_t index);  // trace position of index, evaluating it if new
@@ -157,6 +171,7 @@ class CostFunction {
   std::uint64_t free_requests_in_a_row_ = 0;  // revisits and invalid requests since the last new evaluation
   double clock_ms_ = 0;
   std::optional<StopReason> stop_;
+  std::optional<std::uint64_t> stage_end_;  // evaluations() at which the current stage ends
   // Memo: dense for spaces up to 2^24 configurations, hashed above.
   std::vector<std::uint32_t> dense_memo_;
   std::unordered_map<std::uint32_t, std::uint32_t> sparse_memo_;
