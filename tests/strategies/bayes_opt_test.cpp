@@ -204,7 +204,7 @@ TEST(BayesOpt, HyperparametersChangeTheSearch) {
       {{"covariancekernel", Value(std::string("rbf"))}},
       {{"covariancekernel", Value(std::string("matern52"))}},
       {{"covariancelengthscale", Value(0.3)}},
-      {{"samplingmethod", Value(std::string("lhs"))}},
+      {{"samplingmethod", Value(std::string("random"))}},
       {{"popsize", Value(std::int64_t{12})}},
       {{"explorationfactor", Value(std::string("2.0"))}},
       {{"multi_af_names", Value(std::string("ei,lcb"))}},
