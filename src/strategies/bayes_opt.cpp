@@ -461,14 +461,11 @@ StrategyInfo bayes_opt_info() {
            {"method", T::String, Value(std::string("multi")), {}, {},
             {"ei", "poi", "lcb", "lcb-srinivas", "multi", "multi-advanced", "multi-fast"},
             "acquisition function, or a portfolio of multi_af_names"},
-           // A uniform initial sample (Kernel Tuner: LHS): the robust opening. On the twelve brute-forced spaces, 100
-           // repeats, seed 0: mean 0.640 against 0.624, and on MI250X convolution 0.01 below random search against
-           // 0.05 (8 seeds); docs/strategies.md.
-           // samplingmethod lhs (Kernel Tuner: random), popsize 5 (Kernel Tuner: 20) and transform log: each chosen
-           // in every fold of the default strategy's nested protocol (issue 35, docs/strategies.md). A sample of 20
-           // is most of a budget of a few dozen evaluations; the GP learns from 5.
+           // samplingmethod lhs (as Kernel Tuner; a uniform sample of 20 was ours before), popsize 5 (Kernel Tuner:
+           // 20) and transform log: each chosen in every fold of the default strategy's nested protocol (issue 35,
+           // docs/strategies.md). A sample of 20 is most of a budget of a few dozen evaluations; the GP learns from 5.
            {"samplingmethod", T::String, Value(std::string("lhs")), {}, {}, {"lhs", "random"},
-            "initial sample: Latin hypercube or uniform random valid configurations (Kernel Tuner: random)"},
+            "initial sample: Latin hypercube or uniform random valid configurations"},
            {"popsize", T::Int, Value(std::int64_t{5}), 1.0, {}, {},
             "size of the initial sample (at most one per 32 configurations of a small space, at least 3)"},
            {"explorationfactor", T::String, Value(std::string("CV")), {}, {}, {},

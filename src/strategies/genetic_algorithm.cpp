@@ -261,7 +261,7 @@ StrategyInfo genetic_algorithm_info() {
           "genetic algorithm with rank selection, crossover, mutation to a near value, repair, elitism and restarts",
           // Kernel Tuner's popsize, method and mutation_chance, LHS sampling, and from `ktune hypertune` (round 8 of
           // docs/hyperparameters.md) two elites and the Hamming-adjacent mutation.
-          // popsize 10 (was 26, Kernel Tuner's 20): chosen in every fold of the default strategy's nested protocol
+          // popsize 10 (was 26, as Kernel Tuner): chosen in every fold of the default strategy's nested protocol
           // (issue 35, docs/strategies.md): held-out 0.591 against 0.562, sub-spaces 0.355 against 0.294.
           {{"popsize", HyperparameterType::Int, Value(10), 2.0, {}, {},
             "individuals per generation (at most one per 32 configurations of a small space, at least 4)"},

@@ -109,8 +109,9 @@ TEST(Auto, TheSecondStageTakesOverAndSpendsTheRest) {
 
 // A strategy that takes over starts from the best configurations evaluated so far, best first.
 TEST(Auto, TheBestEvaluatedAreWhatTheSecondStageStartsFrom) {
-  testing::FakeEvaluator eval(space(), [](std::size_t i) { return i == 7 ? kInfinity : 100.0 - static_cast<double>(i % 50); },
-                              [](std::size_t) { return 10.0; });
+  testing::FakeEvaluator eval(
+      space(), [](std::size_t i) { return i == 7 ? kInfinity : 100.0 - static_cast<double>(i % 50); },
+      [](std::size_t) { return 10.0; });
   CostFunction cost(space(), eval, {});
   for (std::size_t i : {3, 7, 40, 12, 49, 99}) cost(i);  // costs 97, failed, 60, 88, 51, 51
   EXPECT_EQ(strategies::best_evaluated(cost, 3), (std::vector<std::size_t>{49, 99, 40}));

@@ -101,7 +101,10 @@ TEST_P(UniformOpening, IsRandomSamplesFirstDrawsWithTheSameSeed) {
   const std::string size_name = GetParam() == "bayes_opt" ? "popsize" : "start_sample";
   for (const std::uint64_t seed : {1u, 2u, 3u}) {
     const auto expected = first_configurations("random_sample", {}, seed, kOpening);
-    const auto got = first_configurations(GetParam(), {{size_name, Value(std::int64_t{kOpening})}}, seed, kOpening);
+    std::vector<std::pair<std::string, Value>> settings{{size_name, Value(std::int64_t{kOpening})}};
+    // bayes_opt opens with a Latin hypercube by default (issue 35); its uniform opening is the one shared.
+    if (GetParam() == "bayes_opt") settings.emplace_back("samplingmethod", Value(std::string("random")));
+    const auto got = first_configurations(GetParam(), settings, seed, kOpening);
     ASSERT_EQ(expected.size(), kOpening);
     EXPECT_EQ(got, expected) << "seed " << seed;
   }
