@@ -2,10 +2,10 @@
 # Brute-forces the spaces one after the other (resumable: rerun after an interruption) and gzips each finished
 # cache into cachefiles/<kernel>/pocl_<size>.json.gz. Usage: ./run_queue.sh JOB... with JOB = t1file:cache:kernel:size
 cd "$(dirname "$0")"
-KT=/work/main/build/ktune
+KT=${KTUNE:-../../build/ktune}
+mkdir -p raw logs cachefiles
 for job in "$@"; do
   IFS=: read -r t1 cache kernel size <<<"$job"
-  while pgrep -f matmul_opencl_256 >/dev/null; do sleep 10; done
   start=$(date +%s); load0=$(cut -d' ' -f1 /proc/loadavg)
   echo "$(date -u +%T) start $t1 -> $cache (load $load0)" >> queue.log
   nice -n 19 $KT tune "$t1" --strategy brute_force --cache "raw/$cache" --quiet > "logs/${cache%.json}.out" 2> "logs/${cache%.json}.err"
