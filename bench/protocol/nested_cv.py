@@ -20,10 +20,6 @@ import json
 import statistics
 
 
-def kernel_of(name, parents):
-    return parents.get(name)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("reports", nargs="+")
