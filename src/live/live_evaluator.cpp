@@ -265,8 +265,7 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
       compile_cpus.assign(cpus.end() - static_cast<std::ptrdiff_t>(k), cpus.end());
     }
   }
-  start_backend(Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(std::max(spec_.timeout_s, 30.0))));
+  start_backend(setup_deadline());
   if (options.compile_workers > 0 && isolate_) {
     auto pool = std::make_unique<detail::CompilePool>(options.compile_workers, factory_, source_, compile_cpus,
                                                       std::max(spec_.timeout_s, 30.0));
@@ -275,8 +274,7 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
       pipeline_->pool = std::move(pool);
     } else {
       measuring_cpus_.clear();  // nothing compiles beside the measurements: the worker may use every core again
-      start_backend(Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(std::max(spec_.timeout_s, 30.0))));
+      start_backend(setup_deadline());
     }
   }
   for (const auto& o : spec_.launch_observers) o->register_device(device_info_);
@@ -330,6 +328,12 @@ void LiveEvaluator::top_up_compiles() {
     p.requests[index] = std::move(request);
     p.upcoming.pop_front();
   }
+}
+
+// The first set-up and every restart get the same time: a configuration's timeout, at least 30 s.
+LiveEvaluator::Clock::time_point LiveEvaluator::setup_deadline() const {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(spec_.timeout_s, 30.0)));
 }
 
 void LiveEvaluator::start_backend(Clock::time_point deadline) {
@@ -443,11 +447,11 @@ void LiveEvaluator::run_reference_configuration() {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec_.timeout_s));
   detail::WorkerReply reply = run(request, deadline);
   if (reply.kind == detail::WorkerReply::Kind::timeout) {
-    start_backend(Clock::now() + std::chrono::seconds(30));
+    start_backend(setup_deadline());
     fail(fmt::format("timeout after {:g} s", spec_.timeout_s));
   }
   if (reply.kind == detail::WorkerReply::Kind::died) {
-    start_backend(Clock::now() + std::chrono::seconds(30));
+    start_backend(setup_deadline());
     fail(reply.message);
   }
   const auto& r = reply.result;
@@ -536,7 +540,23 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
                     prebuilt->log.empty() ? prebuilt->message : prebuilt->message + "\n" + prebuilt->log);
   }
 
-  if (isolate_ && !worker_->alive()) start_backend(Clock::now() + std::chrono::seconds(30));
+  if (isolate_ && (!worker_ || !worker_->alive())) {
+    // A fresh worker after a crash or timeout. Setting the backend up again can fail or take too long (a saturated
+    // machine, a device that went away): that costs this configuration, and the next one tries again; only
+    // kWorkerRestarts failures in a row end the run.
+    try {
+      start_backend(setup_deadline());
+      failed_restarts_ = 0;
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const std::exception& e) {
+      if (++failed_restarts_ >= kWorkerRestarts)
+        throw std::runtime_error(
+            fmt::format("the worker process could not be started again ({} tries in a row): {}", failed_restarts_,
+                        e.what()));
+      return finish(Status::runtime_failed, fmt::format("the worker process could not be started again: {}", e.what()));
+    }
+  }
   const auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec_.timeout_s));
 

@@ -3,9 +3,13 @@
 // device limits and budgets.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "fake_backend.hpp"
 #include "ktune/live/live_evaluator.hpp"
@@ -268,6 +272,51 @@ TEST(LiveEvaluatorFake, BackendFactoryFailureInTheWorker) {
     LiveEvaluator e(problem, space, fake_specification(), {.objectives = {}, .isolate = true, .backend_factory = unavailable});
   });
   EXPECT_EQ(message, "no such device here");
+}
+
+// A worker that cannot be set up again after a crash (a saturated machine, a device gone) costs the configuration that
+// needed it, and the next one tries again; three failures in a row end the run with the reason. The factory runs in
+// the worker, so it counts its calls in a file.
+std::function<std::unique_ptr<live::Backend>()> factory_failing_on(std::string counter, std::vector<int> failing) {
+  return [counter, failing, good = fake_factory()]() -> std::unique_ptr<live::Backend> {
+    int calls = 0;
+    std::ifstream(counter) >> calls;
+    std::ofstream(counter, std::ios::trunc) << ++calls;
+    if (std::find(failing.begin(), failing.end(), calls) != failing.end())
+      throw std::runtime_error("device set-up failed (call " + std::to_string(calls) + ")");
+    return good();
+  };
+}
+
+TEST(LiveEvaluatorFake, AWorkerThatCannotBeRestartedCostsOneConfiguration) {
+  const Problem problem = kernels_problem({"correct", "segfault"}, {1, 2, 3});
+  const SearchSpace space = SearchSpace::build(problem);
+  auto spec = fake_specification();
+  spec.verification.kind = live::Verification::Kind::configuration;
+  spec.verification.configuration = {{"x", Value(1)}, {"kernel", Value("correct")}};
+  // Call 1 sets up the first worker; 1,segfault kills it; the restart for 2,correct (call 2) fails.
+  LiveEvaluator evaluator(problem, space, spec,
+                          {.objectives = {},
+                           .isolate = true,
+                           .backend_factory = factory_failing_on(testing::fresh_temp_path("restart_once"), {2})});
+  const TuningResult result = brute_force(space, evaluator);
+  const auto records = records_by_config(result, evaluator);
+  ASSERT_EQ(records.size(), 6u);
+  EXPECT_EQ(records.at("2,correct").status, Status::runtime_failed);
+  EXPECT_NE(records.at("2,correct").message.find("could not be started again: device set-up failed (call 2)"),
+            std::string::npos)
+      << records.at("2,correct").message;
+  EXPECT_EQ(records.at("3,correct").status, Status::ok) << records.at("3,correct").message;
+  EXPECT_EQ(records.at("3,segfault").message, "worker killed by SIGSEGV");
+
+  LiveEvaluator broken(problem, space, spec,
+                       {.objectives = {},
+                        .isolate = true,
+                        .backend_factory = factory_failing_on(testing::fresh_temp_path("restart_never"), {2, 3, 4})});
+  const std::string message = testing::error_of<std::runtime_error>([&] { brute_force(space, broken); });
+  EXPECT_NE(message.find("could not be started again (3 tries in a row): device set-up failed (call 4)"),
+            std::string::npos)
+      << message;
 }
 
 }  // namespace

@@ -108,6 +108,7 @@ class LiveEvaluator final : public Evaluator {
  private:
   using Clock = std::chrono::steady_clock;
   void start_backend(Clock::time_point deadline);
+  Clock::time_point setup_deadline() const;
   detail::WorkerReply run(const detail::RunRequest& request, Clock::time_point deadline,
                           detail::LaunchEvents* events = nullptr);
   void run_reference_configuration();
@@ -134,6 +135,9 @@ class LiveEvaluator final : public Evaluator {
   std::unique_ptr<detail::WorkerProcess> worker_;
   std::unique_ptr<detail::KernelRunner> in_process_;
   std::size_t workers_started_ = 0;
+  // Worker restarts that failed in a row; this many end the run (each one before cost its configuration).
+  static constexpr std::size_t kWorkerRestarts = 3;
+  std::size_t failed_restarts_ = 0;
   std::vector<std::string> observers_, observer_notes_;
   ObserverOptions observer_options_;
   std::function<void(const std::string&, const std::string&)> on_worker_output_;
