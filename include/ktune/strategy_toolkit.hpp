@@ -61,9 +61,13 @@ std::vector<std::uint32_t> fresh_cartesian_config(const SearchSpace& space, cons
 inline constexpr std::size_t kSpacePerMember = 32;
 std::size_t population_size(std::size_t requested, std::size_t space_size, std::size_t minimum);
 
+// Whether the run already has evaluations of its own (resumed results are not): the strategy starting on it takes
+// over from another (auto's second stage).
+inline bool taking_over(const CostFunction& cost) { return cost.evaluations() > 0; }
+
 // The `n` best configurations this run has evaluated (finite cost, ascending cost; ties in evaluation order), as
-// indices. A strategy that takes over a run (auto's second stage) starts from them instead of a fresh sample: they
-// are known, so they cost nothing, and they are the best the budget has found.
+// indices. A strategy that takes over a run starts from them instead of a fresh sample: they are known, so they cost
+// nothing, and they are the best the budget has found.
 std::vector<std::size_t> best_evaluated(const CostFunction& cost, std::size_t n);
 
 // Uniform double in [lo, hi).

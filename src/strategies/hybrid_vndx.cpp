@@ -141,7 +141,7 @@ class HybridVndx final : public Strategy {
     KnnHistory history(space);
     // Each pass is one run of Kernel Tuner's algorithm with its internal budget; then a fresh one.
     // Taking over a run (auto's second stage), the first opening is the best configurations evaluated so far.
-    bool take_over = s_.constraint_aware && cost.evaluations() > 0;
+    bool take_over = s_.constraint_aware && taking_over(cost);
     while (run_once(space, cost, rng, sampler, history, take_over)) take_over = false;
   }
 
@@ -177,12 +177,17 @@ class HybridVndx final : public Strategy {
     // The robust opening: a uniform sample of start_sample configurations, all in the surrogate's history and the
     // elite; the descent starts from the best of them.
     const std::size_t sample_size = population_size(static_cast<std::size_t>(s_.start_sample), space.size(), 1);
+    // Taking over a run, the opening is the best configurations found so far (none found: a fresh sample).
     const std::vector<std::size_t> known =
         take_over ? best_evaluated(cost, std::min(sample_size, kTakeOverOpening)) : std::vector<std::size_t>{};
     std::vector<std::pair<double, Candidate>> opening;
     for (std::size_t i = 0; i < sample_size; ++i) {
-      auto start = i < known.size() ? std::optional<Config>(space.config_at(known[i]))
-                                    : (known.empty() ? sample(space, cost, rng, sampler) : std::nullopt);
+      std::optional<Config> start;
+      if (known.empty()) {
+        start = sample(space, cost, rng, sampler);
+      } else if (i < known.size()) {
+        start = space.config_at(known[i]);
+      }
       if (!start) break;
       Candidate c{*start, key_of(space, *start)};
       const double f = evaluate(space, cost, c);

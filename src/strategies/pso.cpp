@@ -60,7 +60,7 @@ class Pso final : public Strategy {
       // Taking over a run (auto's second stage), it starts from the best configurations evaluated so far, free.
       std::vector<std::size_t> start;
       if (s_.aware && first_pass) {
-        if (cost.evaluations() > 0) start = best_evaluated(cost, n);
+        if (taking_over(cost)) start = best_evaluated(cost, n);
         if (start.size() < n) {
           const auto sample = space.lhs_sample(n - start.size(), rng);
           start.insert(start.end(), sample.begin(), sample.end());

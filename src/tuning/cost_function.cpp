@@ -107,7 +107,7 @@ double CostFunction::operator()(std::span<const std::uint32_t> config) {
 }
 
 std::size_t CostFunction::evaluate_new(std::size_t index) {
-  if (stage_end_ && evaluations_ >= *stage_end_) throw StageEnded();
+  if (stage_over()) throw StageEnded();
   if (stop_requested()) {
     stop_ = StopReason::interrupted;
     throw BudgetExhausted();
@@ -196,7 +196,7 @@ double CostFunction::speculate(std::size_t index) {
 
 std::size_t CostFunction::record_oldest_pending() {
   // At the end of a stage what is pending stays pending (measured when the next strategy settles), not dropped.
-  if (stage_end_ && evaluations_ >= *stage_end_) throw StageEnded();
+  if (stage_over()) throw StageEnded();
   const std::size_t oldest = pending_.front();
   pending_.pop_front();
   evaluate_new(oldest);

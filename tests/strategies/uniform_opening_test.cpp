@@ -98,7 +98,6 @@ class UniformOpening : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(UniformOpening, IsRandomSamplesFirstDrawsWithTheSameSeed) {
   constexpr std::size_t kOpening = 10;
-  const std::string size_name = GetParam() == "bayes_opt" ? "popsize" : "start_sample";
   for (const std::uint64_t seed : {1u, 2u, 3u}) {
     const auto expected = first_configurations("random_sample", {}, seed, kOpening);
     // bayes_opt opens with a Latin hypercube by default (issue 35); its uniform opening is the one shared.
@@ -106,7 +105,7 @@ TEST_P(UniformOpening, IsRandomSamplesFirstDrawsWithTheSameSeed) {
     const Settings settings = GetParam() == "bayes_opt"
                                   ? Settings{{"popsize", Value(std::int64_t{kOpening})},
                                              {"samplingmethod", Value(std::string("random"))}}
-                                  : Settings{{size_name, Value(std::int64_t{kOpening})}};
+                                  : Settings{{"start_sample", Value(std::int64_t{kOpening})}};
     const auto got = first_configurations(GetParam(), settings, seed, kOpening);
     ASSERT_EQ(expected.size(), kOpening);
     EXPECT_EQ(got, expected) << "seed " << seed;

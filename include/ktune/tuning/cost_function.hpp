@@ -159,6 +159,7 @@ class CostFunction {
   void check_budget_after(std::size_t position);
   void check_time();
   void count_free_request();
+  bool stage_over() const { return stage_end_ && evaluations_ >= *stage_end_; }
 
   const SearchSpace& space_;
   Evaluator& evaluator_;
