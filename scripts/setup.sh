@@ -10,7 +10,7 @@ PACKAGES=(
   nlohmann-json3-dev libcli11-dev libfmt-dev zlib1g-dev
   libeigen3-dev libnlopt-dev libnlopt-cxx-dev
   libcurl4-openssl-dev libopenmpi-dev openmpi-bin
-  libseccomp-dev
+  libseccomp-dev libsqlite3-dev
   libffi-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   clang libclang-rt-dev
   python3 python3-dev python3-numpy python3-pytest pybind11-dev

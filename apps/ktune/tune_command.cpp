@@ -145,6 +145,9 @@ int run_tune(TuneOptions& o) {
   if (!o.quiet || o.verbose) {
     std::string strategy_text = job->request().strategy;  // the default resolved
     for (const auto& s : request.settings) strategy_text += " " + s;
+    if (!job->transfer_sources().empty())
+      strategy_text += fmt::format(", with transfer from {} source{}", job->transfer_sources().size(),
+                                   job->transfer_sources().size() == 1 ? "" : "s");
     console.header({space.problem().name, job->description(), strategy_text, request.budget, request.seed}, space);
     listeners.push_back(&console);
   }
@@ -160,7 +163,7 @@ int run_tune(TuneOptions& o) {
   // A failed (isolated) strategy: what it evaluated is written and reported, and the exit status says it failed.
   const int exit_status = result.stop_reason == StopReason::interrupted ? interrupted_exit_status(stop_signal())
                           : result.stop_reason == StopReason::strategy_failed || !failed_outputs.empty() ||
-                                    outcome.cache_failed
+                                    outcome.cache_failed || outcome.store_failed
                               ? kExitInputError
                               : kExitOk;
   if (result.stop_reason == StopReason::strategy_failed)

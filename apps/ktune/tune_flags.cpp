@@ -45,6 +45,16 @@ void add_tune_flags(CLI::App* sub, TuneOptions& o) {
   sub->add_flag("--reuse-cache", o.request.reuse_cache,
                 "Resume a --cache recorded on another device, problem size or kernel build, taking its results as "
                 "this run's");
+  sub->add_option("--store", o.request.store_path,
+                  "Results store (SQLite, created if absent; docs/store.md): resumed from by the --cache rules, every "
+                  "result recorded into it as it is measured; safe for several runs at once")
+      ->envname("KTUNE_STORE");
+  sub->add_option("--transfer", o.request.transfer,
+                  "Results of this kernel measured elsewhere (other devices, problem sizes): Kernel Tuner caches, T4 "
+                  "files, results stores. The search starts from their best configurations, and falls back to cold "
+                  "tuning where this device disagrees (docs/transfer.md)");
+  sub->add_option("--transfer-set", o.request.transfer_settings,
+                  "Transfer search settings: opening=N control=N guided=N min_agreement=X sharpness=X agreed=STRATEGY");
   sub->add_flag("--budget-new-only", o.budget_new_only,
                 "The evaluation budget counts only new measurements (by default resumed results count too, so "
                 "rerunning a finished command measures nothing)");

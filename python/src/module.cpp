@@ -386,6 +386,8 @@ struct CommonArguments {
   py::object on_result;
   // None, or (optimizer, scaling, StopCriterionReached): a custom strategy object of the Python layer.
   py::object strategy_object = py::none();
+  std::string store;  // a results store (docs/store.md): resumed from and recorded into; "" none
+  std::vector<std::string> transfer;  // transfer sources (docs/transfer.md); empty: none
 };
 
 void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr<PythonErrors>& errors) {
@@ -402,6 +404,8 @@ void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr
   request.objectives = a.objectives;
   request.restrictions = a.restrictions;
   request.seed = a.seed;
+  request.store_path = a.store;
+  request.transfer = a.transfer;
   if (!a.keep.is_none()) {
     // Called from the job, which runs without the GIL: every call takes it. A Python exception becomes the job's
     // refusal with Python's message, formatted while the GIL is held.
@@ -818,7 +822,7 @@ PYBIND11_MODULE(_ktune, m) {
                          std::uint64_t seed, py::object on_result, py::object strategy_object) {
     return CommonArguments{std::move(strategy),   std::move(settings),     max_fevals,      time_limit,
                            std::move(objectives), std::move(restrictions), std::move(keep), seed,
-                           std::move(on_result),  std::move(strategy_object)};
+                           std::move(on_result),  std::move(strategy_object), std::string(), {}};
   };
   m.def(
       "simulate",
@@ -826,15 +830,18 @@ PYBIND11_MODULE(_ktune, m) {
                std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit,
                std::vector<std::string> objectives, std::vector<std::string> restrictions,
                std::vector<std::string> derived, py::object keep, std::uint64_t seed, py::object on_result,
-               py::object strategy_object) {
-        return simulate(std::move(cache_path), std::move(derived),
-                        common(std::move(strategy), std::move(settings), max_fevals, time_limit, std::move(objectives),
-                               std::move(restrictions), std::move(keep), seed, std::move(on_result),
-                               std::move(strategy_object)));
+               py::object strategy_object, std::string store, std::vector<std::string> transfer) {
+        auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
+                                std::move(objectives), std::move(restrictions), std::move(keep), seed,
+                                std::move(on_result), std::move(strategy_object));
+        arguments.store = std::move(store);
+        arguments.transfer = std::move(transfer);
+        return simulate(std::move(cache_path), std::move(derived), arguments);
       },
       py::arg("cache_path"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
       py::arg("objectives"), py::arg("restrictions"), py::arg("derived"), py::arg("keep"), py::arg("seed"),
-      py::arg("on_result") = py::none(), py::arg("strategy_object") = py::none(),
+      py::arg("on_result") = py::none(), py::arg("strategy_object") = py::none(), py::arg("store") = "",
+      py::arg("transfer") = std::vector<std::string>{},
       "Replays a brute-forced Kernel Tuner cache or T4 file with a strategy. Returns {parameters, results, env, "
       "best, pareto_front, messages}.");
   m.def(
@@ -844,11 +851,14 @@ PYBIND11_MODULE(_ktune, m) {
                std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit,
                std::vector<std::string> objectives, std::vector<std::string> restrictions, py::object keep,
                std::uint64_t seed, py::object on_result, py::object strategy_object, std::size_t compile_workers,
-               std::vector<int> devices, bool all_devices, std::size_t pending) {
-        return tune_live(name, tune_params, kernel, std::move(verify), cache_path, isolate,
-                         common(std::move(strategy), std::move(settings), max_fevals, time_limit, std::move(objectives),
-                                std::move(restrictions), std::move(keep), seed, std::move(on_result),
-                                std::move(strategy_object)),
+               std::vector<int> devices, bool all_devices, std::size_t pending, std::string store,
+               std::vector<std::string> transfer) {
+        auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
+                                std::move(objectives), std::move(restrictions), std::move(keep), seed,
+                                std::move(on_result), std::move(strategy_object));
+        arguments.store = std::move(store);
+        arguments.transfer = std::move(transfer);
+        return tune_live(name, tune_params, kernel, std::move(verify), cache_path, isolate, arguments,
                          compile_workers, std::move(devices), all_devices, pending);
       },
       py::arg("name"), py::arg("tune_params"), py::arg("kernel"), py::arg("verify"), py::arg("cache_path"),
@@ -856,6 +866,7 @@ PYBIND11_MODULE(_ktune, m) {
       py::arg("objectives"), py::arg("restrictions"), py::arg("keep"), py::arg("seed"), py::arg("on_result") = py::none(),
       py::arg("strategy_object") = py::none(), py::arg("compile_workers") = 0,
       py::arg("devices") = std::vector<int>{}, py::arg("all_devices") = false, py::arg("pending") = 0,
+      py::arg("store") = "", py::arg("transfer") = std::vector<std::string>{},
       "Tunes a kernel given in memory, live. Returns what simulate returns.");
 
   m.def("write_t4", &write_t4, py::arg("path"), py::arg("tune_params"), py::arg("results"), py::arg("objectives"),

@@ -11,6 +11,8 @@
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/isolated_plugins.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
+#include "ktune/tuning/transfer_prior.hpp"
+#include "ktune/tuning/transfer_search.hpp"
 
 namespace ktune {
 
@@ -72,8 +74,9 @@ ComparisonJob::ComparisonJob(CompareRequest request) : request_(std::move(reques
     objectives_ = parse_objectives(request_.objectives);
     return 0;
   });
-  if (objectives_.size() >= 2 && (request_.stats_only || !request_.runs.empty()))
-    refuse_request("--stats and --runs are for single-objective comparisons");
+  if (objectives_.size() >= 2 && (request_.stats_only || !request_.runs.empty() || !request_.transfer.empty()))
+    refuse_request("--stats, --runs and --transfer are for single-objective comparisons");
+  if (!request_.transfer.empty()) add_transfer();
   if (objectives_.size() == 1) {
     if (!o.objective.empty() && o.objective != objectives_[0].name)
       refuse_request("give the objective once (--objective or --objectives)");
@@ -82,6 +85,32 @@ ComparisonJob::ComparisonJob(CompareRequest request) : request_(std::move(reques
 }
 
 ComparisonJob::~ComparisonJob() = default;
+
+void ComparisonJob::add_transfer() {
+  as_input_errors([&] {
+    apply_transfer_settings(request_.options.transfer, request_.transfer_settings);
+    std::vector<TransferSource> sources;
+    for (const auto& path : request_.transfer)
+      sources.push_back({path, std::make_shared<const io::ResultsFile>(io::read_results_file(path))});
+    auto& per_space = request_.options.transfer_sources;
+    per_space.assign(spaces_.size(), {});
+    for (std::size_t i = 0; i < spaces_.size(); ++i) {
+      const io::ResultsFile& target = *spaces_[i].results;
+      for (const auto& source : sources)
+        if (same_kernel(*source.results, target.problem, target.kernel_name) &&
+            !same_origin(request_.spaces[i], target, source.name, *source.results))
+          per_space[i].push_back(source);
+    }
+    return 0;
+  });
+  const std::size_t cold = strategies_.size();
+  for (std::size_t k = 0; k < cold; ++k) {
+    methodology::StrategySpec spec = strategies_[k];
+    spec.label += "+transfer";
+    spec.transfer = true;
+    strategies_.push_back(std::move(spec));
+  }
+}
 
 std::vector<SpaceResult> ComparisonJob::statistics() const {
   return as_input_errors([&] { return space_statistics(spaces_, request_.options); });

@@ -57,6 +57,7 @@ nlohmann::json comparison_json(const ComparisonReport& report, bool with_curves)
     nlohmann::json scores = nlohmann::json::object();
     for (const auto& st : s.strategies) scores[st.strategy] = io::number_or_null(st.score);
     j["scores"] = scores;
+    if (!s.transfer_sources.empty()) j["transfer_sources"] = s.transfer_sources;
     if (with_curves) {
       j["time_points"] = series(s.time_points);
       j["baseline"] = series(s.baseline);

@@ -27,6 +27,7 @@
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/live/live_evaluator.hpp"
 #include "ktune/multiobjective/trace_front.hpp"
+#include "ktune/store/store_recorder.hpp"
 #include "ktune/tuning/concurrent_evaluator.hpp"
 #include "ktune/tuning/console_reporter.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
@@ -35,6 +36,8 @@
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/isolated_plugins.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
+#include "ktune/tuning/transfer_search.hpp"
+#include "ktune/tuning/transfer_sources.hpp"
 #include "ktune/version.hpp"
 
 namespace ktune {
@@ -55,6 +58,11 @@ struct TuneJob::State {
   live::LiveEvaluator* live_evaluator = nullptr;
   nlohmann::json problem_size = nullptr;
   std::unique_ptr<io::KernelTunerCacheWriter> cache;
+  // The results store (request.store_path): this run's space in it, and its session.
+  std::unique_ptr<store::ResultsStore> store;
+  store::SpaceOrigin store_origin;
+  std::int64_t store_session = 0;
+  std::vector<std::string> transfer_sources;  // names of the sources the strategy starts from
   bool ran = false;
 
   void say(JobMessageLevel level, const std::string& text) const {
@@ -76,6 +84,8 @@ struct TuneJob::State {
   void build_space_and_evaluator();
   void open_live_devices();
   void open_cache();
+  void open_store();
+  void open_transfer();
   void check_outputs() const;
 
   // The device the spec names, probed once in a short-lived worker (its block-size limit, how many there are).
@@ -537,16 +547,78 @@ void TuneJob::State::open_cache() {
   }
 }
 
+// The store's space is the cache's header; its session says how this run measured (strategy, seed, the device).
+void TuneJob::State::open_store() {
+  if (request.store_path.empty() || stopped_while_starting) return;
+  try {
+    store_origin.kernel_name = evaluator->kernel_name().empty() ? space->problem().name : evaluator->kernel_name();
+    store_origin.device_name = evaluator->device_name();
+    store_origin.problem_size = problem_size;
+    store_origin.problem = space->problem();
+    for (const auto& o : objectives) store_origin.objectives.push_back(o.name + (o.higher_is_better ? ":max" : ":min"));
+    store_origin.provenance = spec ? live_provenance(*spec) : nlohmann::json(nullptr);
+    store::SessionInfo session;
+    session.source = live() ? "ktune tune (live)" : "ktune tune --simulate " + request.simulate_path;
+    session.strategy = request.strategy;
+    session.seed = request.seed;
+    if (probed) {
+      session.device = {{"name", probed->name}, {"platform", probed->platform}};
+      for (const auto& [key, value] : probed->properties) session.device[key] = value;
+    }
+    store = std::make_unique<store::ResultsStore>(request.store_path);
+    store_session = store->begin_session(store->space_of(store_origin), std::move(session));
+  } catch (const io::InputError& e) {
+    refuse_input(e.what());
+  }
+}
+
+// The strategy as a transfer search from the sources of this kernel.
+void TuneJob::State::open_transfer() {
+  if (request.transfer.empty()) return;
+  if (objectives.size() != 1) refuse_request("--transfer is for one objective");
+  if (request.strategy_object || is_strategy_plugin_path(request.strategy))
+    refuse_request("--transfer needs a registered strategy (not a strategy object or plug-in)");
+  TransferSettings ts;
+  std::shared_ptr<const TransferPrior> prior;
+  try {
+    apply_transfer_settings(ts, request.transfer_settings);
+    const std::string kernel = evaluator->kernel_name().empty() ? space->problem().name : evaluator->kernel_name();
+    const std::vector<TransferSource> sources =
+        sources_for(read_transfer_sources(request.transfer), request.transfer, space->problem(), kernel);
+    for (const auto& source : sources) transfer_sources.push_back(source.name);
+    prior = std::make_shared<const TransferPrior>(*space, sources, objectives[0].name,
+                                                  !objectives[0].higher_is_better);
+  } catch (const io::InputError& e) {
+    refuse_input(e.what());
+  } catch (const std::invalid_argument& e) {
+    refuse_input(e.what());
+  }
+  if (request.isolate_strategy) {
+    const TransferHandover h = transfer_handover(request.strategy, settings, ts);
+    const IsolationOptions isolation{request.isolation_seconds};
+    strategy = make_transfer_search(
+        prior, ts,
+        [h, isolation](auto) -> std::unique_ptr<Strategy> {
+          return std::make_unique<IsolatedStrategy>(StrategyRecipe{h.agreed_name, h.agreed_hyperparameters}, isolation);
+        },
+        std::make_unique<IsolatedStrategy>(StrategyRecipe{h.cold_name, h.cold_hyperparameters}, isolation));
+  } else {
+    strategy = make_transfer_search(prior, ts, request.strategy, settings);
+  }
+}
+
 // Before anything is measured: every output can be written, and none overwrites an input or another output.
 void TuneJob::State::check_outputs() const {
   try {
     io::refuse_overlapping_paths({{"problem", request.problem_path}, {"--simulate", request.simulate_path}},
                                  {{"--cache", request.cache_path},
+                                  {"--store", request.store_path},
                                   {"--output", request.output_path},
                                   {"--csv", request.csv_path}});
     if (!request.output_path.empty()) io::check_output_path(request.output_path, "--output");
     if (!request.csv_path.empty()) io::check_output_path(request.csv_path, "--csv");
     if (!request.cache_path.empty()) io::check_output_path(request.cache_path, "--cache");
+    if (!request.store_path.empty()) io::check_output_path(request.store_path, "--store");
   } catch (const io::InputError& e) {
     refuse_input(e.what());
   }
@@ -567,6 +639,8 @@ TuneJob::TuneJob(TuneRequest request) : state_(std::make_unique<State>()) {
     refuse_request("measure_only is for a live run that measures here");
   s.build_space_and_evaluator();
   if (!s.request.measure_only) s.open_cache();
+  if (!s.request.measure_only) s.open_store();
+  if (!s.request.measure_only) s.open_transfer();
 }
 
 TuneJob::~TuneJob() = default;
@@ -594,6 +668,21 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
     });
     options.listeners.push_back(recorder.get());
   }
+  std::unique_ptr<store::StoreRecorder> store_recorder;
+  if (s.store) {
+    // What the cache resumed stays; the store adds the configurations the cache does not hold.
+    ResumedResults from_store = store::resume_from_store(*s.store, s.store_origin, s.request.reuse_cache, *s.space,
+                                                         s.objectives);
+    for (auto& r : from_store.results) {
+      if (resumed.records.contains(r.index)) continue;
+      resumed.records[r.index] = std::move(from_store.records.at(r.index));
+      options.resumed.push_back(std::move(r));
+    }
+    store_recorder = std::make_unique<store::StoreRecorder>(*s.store, s.store_session, [&s](const std::string& text) {
+      s.say(JobMessageLevel::loss, "warning: " + text);
+    });
+    options.listeners.push_back(store_recorder.get());
+  }
   for (TuningListener* l : listeners) options.listeners.push_back(l);
 
   TuneOutcome out{tune(*s.space, *s.evaluator, *s.strategy, options)};
@@ -607,6 +696,8 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
     }
     out.cache_failed = out.cache_failed || s.cache->failed();
   }
+  out.store_failed = store_recorder && store_recorder->failed();
+  out.transfer_sources = s.transfer_sources;
   out.resumed = options.resumed.size();
   out.budget_counts_resumed = s.request.budget_counts_resumed;
 
@@ -640,6 +731,8 @@ Evaluator& TuneJob::measuring_evaluator() {
   return *state_->evaluator;
 }
 bool TuneJob::live() const { return state_->live(); }
+
+const std::vector<std::string>& TuneJob::transfer_sources() const { return state_->transfer_sources; }
 
 std::string TuneJob::description() const {
   const State& s = *state_;
@@ -745,6 +838,7 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
   for (const auto& e : trace.entries()) ++statuses[std::string(to_string(e.status))];
   out["statuses"] = statuses;
   out["resumed"] = outcome.resumed;
+  if (!outcome.transfer_sources.empty()) out["transfer_sources"] = outcome.transfer_sources;
   out["space_size"] = s.space->size();
   // The limit of the implicit block-size constraint the space was built with (null: none).
   out["max_threads"] = problem.max_threads ? nlohmann::json(*problem.max_threads) : nlohmann::json(nullptr);
@@ -831,7 +925,8 @@ void write_tune_summary(std::ostream& out, const TuneJob& job, const TuneOutcome
   std::string count = fmt::format("{} evaluation{}", result.evaluations, result.evaluations == 1 ? "" : "s");
   if (outcome.resumed > 0)
     count = fmt::format("{} measured + {} resumed from {} ({} the budget)", count, outcome.resumed,
-                        job.request().cache_path, outcome.budget_counts_resumed ? "counted in" : "not counted in");
+                        job.request().cache_path.empty() ? job.request().store_path : job.request().cache_path,
+                        outcome.budget_counts_resumed ? "counted in" : "not counted in");
   out << fmt::format("{} ({}), tuning clock {:.1f} s, stopped: {}\n", count, ConsoleReporter::failures_text(trace),
                      result.clock_seconds(), to_string(result.stop_reason));
   if (!result.failure.empty()) out << "  " << result.failure << "\n";

@@ -34,6 +34,7 @@ struct Comparison::PreparedSpace {
   std::string objective;
   std::unique_ptr<SearchSpace> space;
   std::unique_ptr<SimulationEvaluator> evaluator;
+  std::shared_ptr<const TransferPrior> prior;  // null: no transfer sources
   long min_evaluations = 2;  // a run with fewer results inside the time range is redone (§1.5)
 };
 
@@ -192,6 +193,16 @@ Comparison::Comparison(const std::vector<ComparisonSpace>& spaces, const Compari
   prepared_.resize(spaces.size());
   parallel_for(spaces.size(), options.threads, [&](std::size_t i) {
     prepared_[i] = std::make_unique<PreparedSpace>(prepare(spaces[i], options, true));
+    if (i < options.transfer_sources.size() && !options.transfer_sources[i].empty()) {
+      PreparedSpace& p = *prepared_[i];
+      try {
+        p.prior = std::make_shared<const TransferPrior>(*p.space, options.transfer_sources[i], p.objective,
+                                                        !p.evaluator->objectives()[0].higher_is_better);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("{}: {}", spaces[i].name, e.what()));
+      }
+      for (const auto& source : options.transfer_sources[i]) p.result.transfer_sources.push_back(source.name);
+    }
   });
 }
 
@@ -258,11 +269,24 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
     constexpr int kAttempts = 20;  // as the reference
     for (int attempt = 0;; ++attempt) {
       // Isolated: made in its sandboxed worker, where a plug-in is loaded.
-      std::unique_ptr<Strategy> strategy =
-          options.isolate
-              ? std::make_unique<IsolatedStrategy>(StrategyRecipe{strategies[k].name, strategies[k].hyperparameters},
-                                                   IsolationOptions{options.isolation_seconds})
-              : make_strategy(strategies[k].name, strategies[k].hyperparameters);
+      const auto make = [&](const std::string& name, const std::vector<std::pair<std::string, Value>>& settings)
+          -> std::unique_ptr<Strategy> {
+        if (options.isolate)
+          return std::make_unique<IsolatedStrategy>(StrategyRecipe{name, settings},
+                                                    IsolationOptions{options.isolation_seconds});
+        return make_strategy(name, settings);
+      };
+      std::unique_ptr<Strategy> strategy;
+      if (strategies[k].transfer && p.prior && !options.isolate) {
+        strategy = make_transfer_search(p.prior, options.transfer, strategies[k].name, strategies[k].hyperparameters);
+      } else if (strategies[k].transfer && p.prior) {  // isolated: the prior stays in this process
+        const TransferHandover h = transfer_handover(strategies[k].name, strategies[k].hyperparameters, options.transfer);
+        strategy = make_transfer_search(
+            p.prior, options.transfer, [&make, h](auto) { return make(h.agreed_name, h.agreed_hyperparameters); },
+            make(h.cold_name, h.cold_hyperparameters));
+      } else {
+        strategy = make(strategies[k].name, strategies[k].hyperparameters);
+      }
       tuning.seed = seed_of(options.seed, key_of(p.result.name), r, static_cast<std::uint64_t>(attempt));
       TuningResult result = tune(*p.space, *p.evaluator, *strategy, tuning);
       if (result.stop_reason == StopReason::interrupted) return;

@@ -13,6 +13,7 @@
 #include "ktune/tuning/budget.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/strategy.hpp"
+#include "strategies/prior_guided.hpp"
 #include "strategies/strategy_infos.hpp"
 
 namespace ktune::strategies {
@@ -22,7 +23,12 @@ namespace {
 struct AutoSettings {
   std::string first, then;
   std::uint64_t handover = 0;  // new evaluations of the first stage; 0: the first stage is the whole run
+  Prior prior;                 // for a bayes_opt first stage (transfer); null: none
 };
+
+AutoSettings settings_from(const Hyperparameters& h) {
+  return {h.get_string("first"), h.get_string("then"), static_cast<std::uint64_t>(h.get_int("handover")), nullptr};
+}
 
 class Auto final : public Strategy {
  public:
@@ -30,14 +36,14 @@ class Auto final : public Strategy {
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     if (s_.handover == 0 || s_.then == "none") {
-      make_strategy(s_.first)->run(space, cost, rng);
+      first_stage()->run(space, cost, rng);
       return;
     }
     // The run's own budget ends the first stage too (BudgetExhausted passes); only the stage's end hands over. A
     // first stage that returns early (a small space done) hands over as well.
     cost.begin_stage(s_.handover);
     try {
-      make_strategy(s_.first)->run(space, cost, rng);
+      first_stage()->run(space, cost, rng);
     } catch (const StageEnded&) {
     }
     cost.end_stage();
@@ -45,6 +51,10 @@ class Auto final : public Strategy {
   }
 
  private:
+  std::unique_ptr<Strategy> first_stage() const {
+    return s_.prior && s_.first == "bayes_opt" ? make_bayes_opt_with_prior({}, s_.prior) : make_strategy(s_.first);
+  }
+
   AutoSettings s_;
 };
 
@@ -62,10 +72,15 @@ StrategyInfo auto_info() {
             "the second stage's strategy, which starts from the best configurations found (none: no second stage)"},
            {"handover", HyperparameterType::Int, Value(100), 0.0, {}, {},
             "new evaluations of the first stage before the second takes over (0: the first stage is the whole run)"}},
-          [](const Hyperparameters& h) {
-            return std::make_unique<Auto>(AutoSettings{h.get_string("first"), h.get_string("then"),
-                                                       static_cast<std::uint64_t>(h.get_int("handover"))});
-          }};
+          [](const Hyperparameters& h) { return std::make_unique<Auto>(settings_from(h)); }};
+}
+
+std::unique_ptr<Strategy> make_auto_with_prior(const std::vector<std::pair<std::string, Value>>& hyperparameters,
+                                               Prior prior) {
+  const StrategyInfo info = auto_info();
+  AutoSettings s = settings_from(Hyperparameters::resolve("auto", info.hyperparameters, hyperparameters));
+  s.prior = std::move(prior);
+  return std::make_unique<Auto>(std::move(s));
 }
 
 }  // namespace ktune::strategies

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "ktune/rng.hpp"
+#include "strategies/prior_guided.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "strategies/gaussian_process.hpp"
@@ -49,6 +51,7 @@ struct Settings {
   std::size_t max_observations = 200;
   std::size_t rotation = 16;
   bool log_transform = true;
+  Prior prior;  // null: none (prior_guided.hpp)
 };
 
 std::optional<Acquisition> acquisition_named(std::string_view name) {
@@ -82,15 +85,25 @@ class Search {
 
   void run() {
     if (space_.size() == 0) return;
+    // Taking over a run (transfer, a stage): what the run has measured is the model's first data, free to revisit.
+    std::size_t known = 0;
+    if (taking_over(cost_)) {
+      std::vector<std::size_t> indices;
+      for (const TraceEntry& entry : cost_.trace().entries()) indices.push_back(entry.index);
+      for (std::size_t index : indices)
+        if (known < s_.max_observations) observe(index), ++known;
+    }
     // The opening: a Latin hypercube, or the candidate stream's first draws (random_sample's, with the same seed).
     const std::size_t initial = population_size(s_.popsize, space_.size(), 3);
-    if (s_.lhs) {
-      for (std::size_t index : space_.lhs_sample(initial, rng_)) observe(index);
-    } else {
-      for (std::size_t i = 0; i < initial; ++i)
+    if (known < initial && s_.lhs) {
+      for (std::size_t index : space_.lhs_sample(initial - known, rng_))
+        if (!cost_.known(index)) observe(index);
+    } else if (known < initial) {
+      for (std::size_t i = known; i < initial; ++i)
         if (const auto index = draw_fresh()) observe(*index);
     }
     top_up_pool();
+    if (s_.prior) seed_pool_from_prior();
     double sum = 0;
     std::size_t finite = 0;
     for (double v : raw_)
@@ -157,6 +170,20 @@ class Search {
       }
       if (!cost_.known(index) && !in_pool(index)) return index;
     }
+  }
+
+  // A subsampled pool gets the prior's best unevaluated configurations (a quarter of the pool): a random pool would
+  // rarely hold the few the sources rank first.
+  void seed_pool_from_prior() {
+    if (space_.size() <= gp_.max_candidates() || pool_.empty()) return;
+    const std::vector<float>& prior = *s_.prior;
+    std::vector<std::size_t> order(space_.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const std::size_t wanted = std::min(gp_.max_candidates() / 4, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(wanted), order.end(),
+                      [&](std::size_t a, std::size_t b) { return prior[a] < prior[b] || (prior[a] == prior[b] && a < b); });
+    for (std::size_t i = 0; i < wanted; ++i)
+      if (!cost_.known(order[i]) && !in_pool(order[i])) swap_into_pool(order[i]);
   }
 
   // Fills the pool up to its capacity; false when no unevaluated configuration is left.
@@ -245,7 +272,11 @@ class Search {
     y_.clear();
     for (std::size_t m : members_) y_.push_back((value(m) - mean) / scale);
     incumbent_ = best_ ? (value(*best_) - mean) / scale : 0.0;
-    gp_.predict(y_, mu_, sigma_);
+    if (s_.prior) {
+      predict_with_prior();
+    } else {
+      gp_.predict(y_, mu_, sigma_);
+    }
     exploration_ = s_.exploration;
     if (s_.contextual_variance) {
       // Contextual variance (Jasrasaria 2018, as Kernel Tuner): mean predicted sd relative to the first one, times
@@ -261,6 +292,26 @@ class Search {
       }
       exploration_ = initial_sd_ > 0 ? mean_sd / initial_sd_ * ratio : 0.0;
     }
+  }
+
+  // The targets regressed on the prior (slope >= 0), the GP on the residuals, the regression added back.
+  void predict_with_prior() {
+    const std::vector<float>& prior = *s_.prior;
+    const double n = static_cast<double>(members_.size());
+    double mf = 0, my = 0;
+    for (std::size_t i = 0; i < members_.size(); ++i) mf += prior[observed_[members_[i]]], my += y_[i];
+    mf /= n, my /= n;
+    double sff = 0, sfy = 0;
+    for (std::size_t i = 0; i < members_.size(); ++i) {
+      const double f = prior[observed_[members_[i]]] - mf;
+      sff += f * f, sfy += f * (y_[i] - my);
+    }
+    const double slope = sff > 0 ? std::max(0.0, sfy / sff) : 0.0, intercept = my - slope * mf;
+    residual_.resize(y_.size());
+    for (std::size_t i = 0; i < members_.size(); ++i)
+      residual_[i] = y_[i] - intercept - slope * prior[observed_[members_[i]]];
+    gp_.predict(residual_, mu_, sigma_);
+    for (std::size_t slot = 0; slot < pool_.size(); ++slot) mu_[slot] += intercept + slope * prior[pool_[slot]];
   }
 
   double acquisition(Acquisition af, std::size_t slot) const {
@@ -384,7 +435,7 @@ class Search {
   double worst_ = -std::numeric_limits<double>::infinity();
   double initial_mean_ = 0, initial_sd_ = 0;
   double incumbent_ = 0, exploration_ = 0;
-  std::vector<double> x_, y_, mu_, sigma_;
+  std::vector<double> x_, y_, mu_, sigma_, residual_;
   std::vector<AfState> afs_;
 };
 
@@ -449,6 +500,14 @@ Settings settings_from(const Hyperparameters& h) {
 }
 
 }  // namespace
+
+std::unique_ptr<Strategy> make_bayes_opt_with_prior(const std::vector<std::pair<std::string, Value>>& hyperparameters,
+                                                    Prior prior) {
+  const StrategyInfo info = bayes_opt_info();
+  Settings s = settings_from(Hyperparameters::resolve("bayes_opt", info.hyperparameters, hyperparameters));
+  s.prior = std::move(prior);
+  return std::make_unique<BayesOpt>(std::move(s));
+}
 
 StrategyInfo bayes_opt_info() {
   using T = HyperparameterType;

@@ -27,6 +27,11 @@ struct CompareRequest {
   std::size_t budget = 200;                // multi-objective: evaluations per run
   std::vector<std::size_t> checkpoints;    // multi-objective: evaluation counts reported
   bool stats_only = false;                 // only statistics() will be asked for
+  // Transfer (docs/transfer.md): results files of the spaces' kernels measured elsewhere. Each strategy is then
+  // scored twice: cold, and as "LABEL+transfer", starting from the sources of the same kernel (same_kernel) that
+  // did not measure the space itself (same_origin). One objective only.
+  std::vector<std::string> transfer;
+  std::vector<std::string> transfer_settings;  // name=value (TransferSettings)
 };
 
 class ComparisonJob {
@@ -54,6 +59,8 @@ class ComparisonJob {
   std::vector<methodology::StrategySpec> strategies_;
   std::vector<std::pair<std::string, std::string>> runs_;  // label, file
   std::vector<methodology::ComparisonSpace> spaces_;
+
+  void add_transfer();  // loads and matches the transfer sources, adds the "+transfer" strategies
 };
 
 }  // namespace ktune

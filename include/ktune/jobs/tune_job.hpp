@@ -98,6 +98,15 @@ struct TuneRequest {
   // Resume a cache recorded for another device, problem size or kernel build (refused otherwise, naming the field
   // and both values, as Kernel Tuner refuses).
   bool reuse_cache = false;
+  // A results store (store/results_store.hpp, docs/store.md), created if absent: the results it holds for this
+  // kernel, device, problem size and build are resumed as a cache's are (reuse_cache: those of any device, size and
+  // build), and every new result is added as it is measured. Empty: none.
+  std::string store_path;
+  // Transfer (docs/transfer.md): results of this kernel measured elsewhere (other devices, problem sizes): Kernel
+  // Tuner caches, T4 files, results stores. The strategy (a registered one, auto by default) then runs as a transfer
+  // search (tuning/transfer_search.hpp) that starts from them. Single objective only.
+  std::vector<std::string> transfer;
+  std::vector<std::string> transfer_settings;  // name=value (TransferSettings)
   // Results resumed from the cache count toward max_evaluations and the fraction, as Kernel Tuner counts cached
   // configurations: rerunning a finished command measures nothing. False: the budget is for new measurements.
   bool budget_counts_resumed = true;
@@ -131,6 +140,8 @@ struct TuneOutcome {
   std::size_t resumed = 0;                // results taken from the cache file
   bool budget_counts_resumed = true;      // they counted toward the evaluation budget
   bool cache_failed = false;              // the cache stopped being written (said as a loss; it resumes as it is)
+  bool store_failed = false;              // the results store stopped being written (said as a loss)
+  std::vector<std::string> transfer_sources;  // the sources the run started from (request.transfer that matched)
   std::size_t failures = 0;               // evaluations that did not end ok
 };
 
@@ -155,6 +166,8 @@ class TuneJob {
   bool live() const;
   // "live on DEVICE (BACKEND backend)" or "simulated from FILE (DEVICE)".
   std::string description() const;
+  // The transfer sources the strategy starts from (request.transfer's that are of this kernel); empty: none.
+  const std::vector<std::string>& transfer_sources() const;
   // The strategy's hyperparameters, defaults filled in.
   std::vector<std::pair<std::string, Value>> hyperparameters() const;
   // T4 results (`path`) and CSV of every evaluation, each written atomically (io/output_file.hpp); throw

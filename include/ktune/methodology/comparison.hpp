@@ -16,6 +16,7 @@
 #include "ktune/methodology/baseline.hpp"
 #include "ktune/methodology/space_statistics.hpp"
 #include "ktune/methodology/strategy_curve.hpp"
+#include "ktune/tuning/transfer_search.hpp"
 #include "ktune/value.hpp"
 
 namespace ktune::methodology {
@@ -25,6 +26,9 @@ struct StrategySpec {
   std::string label;
   std::string name;
   std::vector<std::pair<std::string, Value>> hyperparameters;
+  // Runs as a transfer search (ktune/tuning/transfer_search.hpp) from the space's transfer sources
+  // (ComparisonOptions::transfer_sources); a space without sources runs the strategy cold.
+  bool transfer = false;
 };
 // Checks the strategy and its hyperparameters against the registry; throws HyperparameterError.
 StrategySpec parse_strategy_spec(const std::string& text);
@@ -75,6 +79,10 @@ struct ComparisonOptions {
   double isolation_seconds = 300;
   // Several processes share the runs (null: this one runs them all).
   std::shared_ptr<RunPartition> partition;
+  // Transfer: per space, in the order of the spaces, the sources that strategies with StrategySpec::transfer start
+  // from (empty or shorter: none), and the transfer search's settings.
+  std::vector<std::vector<TransferSource>> transfer_sources;
+  TransferSettings transfer;
 };
 
 // A run lost to its strategy (isolated runs only).
@@ -103,6 +111,7 @@ struct SpaceResult {
   std::vector<double> time_points;  // T (s)
   std::vector<double> baseline;     // R(T)
   std::vector<StrategyOnSpace> strategies;  // in the order of ComparisonReport::strategies
+  std::vector<std::string> transfer_sources;  // the names of the sources its transfer runs started from
 };
 
 struct AggregateResult {

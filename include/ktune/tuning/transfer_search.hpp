@@ -1,0 +1,66 @@
+#pragma once
+// Tuning that starts from what was measured elsewhere (docs/transfer.md): a strategy that evaluates the sources' best
+// configuration first, checks on a few spread-out samples whether the space agrees with its sources, and then either
+// follows the agreeing ones or falls back to cold tuning.
+//
+//   1. opening: the sources' best configurations, taking from each source in turn (its next best not yet known);
+//   2. control: a Latin-hypercube sample (what cold bayes_opt opens with), so that agreement is judged over the whole
+//      range of the sources' quantiles;
+//   3. agreement: per source, the rank correlation (Spearman) between its predicted quantiles and the costs measured
+//      so far (failures last). Below `min_agreement` for every source (negative transfer): the `cold` strategy runs
+//      the rest of the run, starting from what was measured, as if there were no sources;
+//   4. guided: the configurations of lowest predicted quantile, the sources weighted by correlation^sharpness
+//      (recomputed, and the check of 3 repeated, after every evaluation), until `guided` have been evaluated;
+//   5. the `agreed` strategy runs the rest with the agreeing sources' combined prior: bayes_opt (auto's first stage)
+//      regresses its targets on the prior and models the rest, so a prior that stops agreeing stops counting; pso,
+//      hybrid_vndx and auto's second stage start from the best configurations found.
+// The defaults were chosen leave-one-GPU-out (docs/transfer.md): opening first gives tiny budgets the sources' best
+// at once, the controls before more of it keep the cost of a disagreeing source to one configuration.
+// The budget ends any step; a step's configurations that are known already are skipped at no cost.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ktune/tuning/strategy.hpp"
+#include "ktune/tuning/transfer_prior.hpp"
+#include "ktune/value.hpp"
+
+namespace ktune {
+
+struct TransferSettings {
+  std::size_t opening = 1;
+  std::size_t control = 3;
+  std::size_t guided = 3;
+  double min_agreement = 0.3;  // at most 0: never fall back
+  double sharpness = 16;       // weights are correlation^sharpness: the best-agreeing source leads
+  std::string agreed;  // the strategy of step 5 ("": transfer_handover's choice)
+};
+// "name=value" texts (opening, control, guided, min_agreement, sharpness, agreed) applied to `settings`; throws std::invalid_argument
+// naming the text.
+void apply_transfer_settings(TransferSettings& settings, const std::vector<std::string>& texts);
+
+// The strategy of step 5, given the sources' combined prior (per configuration index, the agreeing sources' quantiles
+// averaged with their weights): bayes_opt and auto model what the prior does not explain.
+using AgreedStrategy = std::function<std::unique_ptr<Strategy>(std::shared_ptr<const std::vector<float>> prior)>;
+std::unique_ptr<Strategy> make_transfer_search(std::shared_ptr<const TransferPrior> prior, TransferSettings settings,
+                                               AgreedStrategy agreed, std::unique_ptr<Strategy> cold);
+// The transfer search around registered strategy `name` (transfer_handover, settings.agreed), in this process.
+std::unique_ptr<Strategy> make_transfer_search(std::shared_ptr<const TransferPrior> prior, TransferSettings settings,
+                                               const std::string& name,
+                                               const std::vector<std::pair<std::string, Value>>& hyperparameters);
+
+// The strategies a transfer search around strategy `name` (with these hyperparameters) hands over to: both are the
+// strategy itself (`agreed` gets the prior where it takes one), unless settings name `agreed`. As names and
+// hyperparameters, for make_strategy or an isolated worker.
+struct TransferHandover {
+  std::string agreed_name, cold_name;
+  std::vector<std::pair<std::string, Value>> agreed_hyperparameters, cold_hyperparameters;
+};
+TransferHandover transfer_handover(const std::string& name,
+                                   const std::vector<std::pair<std::string, Value>>& hyperparameters,
+                                   const TransferSettings& settings);
+
+}  // namespace ktune
