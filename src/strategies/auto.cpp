@@ -23,11 +23,11 @@ namespace {
 struct AutoSettings {
   std::string first, then;
   std::uint64_t handover = 0;  // new evaluations of the first stage; 0: the first stage is the whole run
-  Prior prior;                 // for a bayes_opt first stage (transfer); null: none
+  Prior prior;                 // for a bayes_opt first stage (transfer); empty: none
 };
 
 AutoSettings settings_from(const Hyperparameters& h) {
-  return {h.get_string("first"), h.get_string("then"), static_cast<std::uint64_t>(h.get_int("handover")), nullptr};
+  return {h.get_string("first"), h.get_string("then"), static_cast<std::uint64_t>(h.get_int("handover")), {}};
 }
 
 class Auto final : public Strategy {
@@ -52,7 +52,8 @@ class Auto final : public Strategy {
 
  private:
   std::unique_ptr<Strategy> first_stage() const {
-    return s_.prior && s_.first == "bayes_opt" ? make_bayes_opt_with_prior({}, s_.prior) : make_strategy(s_.first);
+    if (!s_.prior.empty() && s_.first == "bayes_opt") return make_bayes_opt_with_prior({}, s_.prior);
+    return make_strategy(s_.first);
   }
 
   AutoSettings s_;

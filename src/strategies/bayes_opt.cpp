@@ -51,7 +51,7 @@ struct Settings {
   std::size_t max_observations = 200;
   std::size_t rotation = 16;
   bool log_transform = true;
-  Prior prior;  // null: none (prior_guided.hpp)
+  Prior prior;  // empty: none (prior_guided.hpp)
 };
 
 std::optional<Acquisition> acquisition_named(std::string_view name) {
@@ -103,7 +103,7 @@ class Search {
         if (const auto index = draw_fresh()) observe(*index);
     }
     top_up_pool();
-    if (s_.prior) seed_pool_from_prior();
+    if (!s_.prior.empty()) seed_pool_from_prior();
     double sum = 0;
     std::size_t finite = 0;
     for (double v : raw_)
@@ -176,12 +176,15 @@ class Search {
   // rarely hold the few the sources rank first.
   void seed_pool_from_prior() {
     if (space_.size() <= gp_.max_candidates() || pool_.empty()) return;
-    const std::vector<float>& prior = *s_.prior;
+    std::vector<float> prior(space_.size(), 0.0f);  // the sources' mean quantile
+    for (const auto& column : s_.prior)
+      for (std::size_t i = 0; i < prior.size(); ++i) prior[i] += (*column)[i];
     std::vector<std::size_t> order(space_.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     const std::size_t wanted = std::min(gp_.max_candidates() / 4, order.size());
-    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(wanted), order.end(),
-                      [&](std::size_t a, std::size_t b) { return prior[a] < prior[b] || (prior[a] == prior[b] && a < b); });
+    std::partial_sort(
+        order.begin(), order.begin() + static_cast<std::ptrdiff_t>(wanted), order.end(),
+        [&](std::size_t a, std::size_t b) { return prior[a] < prior[b] || (prior[a] == prior[b] && a < b); });
     for (std::size_t i = 0; i < wanted; ++i)
       if (!cost_.known(order[i]) && !in_pool(order[i])) swap_into_pool(order[i]);
   }
@@ -272,7 +275,7 @@ class Search {
     y_.clear();
     for (std::size_t m : members_) y_.push_back((value(m) - mean) / scale);
     incumbent_ = best_ ? (value(*best_) - mean) / scale : 0.0;
-    if (s_.prior) {
+    if (!s_.prior.empty()) {
       predict_with_prior();
     } else {
       gp_.predict(y_, mu_, sigma_);
@@ -294,24 +297,41 @@ class Search {
     }
   }
 
-  // The targets regressed on the prior (slope >= 0), the GP on the residuals, the regression added back.
+  // The targets regressed on the sources' quantiles (non-negative least squares by coordinate descent on centred
+  // columns: a handful of sources, a few hundred points), the GP on the residuals, the regression added back.
   void predict_with_prior() {
-    const std::vector<float>& prior = *s_.prior;
-    const double n = static_cast<double>(members_.size());
-    double mf = 0, my = 0;
-    for (std::size_t i = 0; i < members_.size(); ++i) mf += prior[observed_[members_[i]]], my += y_[i];
-    mf /= n, my /= n;
-    double sff = 0, sfy = 0;
-    for (std::size_t i = 0; i < members_.size(); ++i) {
-      const double f = prior[observed_[members_[i]]] - mf;
-      sff += f * f, sfy += f * (y_[i] - my);
+    const std::size_t n = members_.size(), k = s_.prior.size();
+    const auto q = [&](std::size_t c, std::size_t index) { return static_cast<double>((*s_.prior[c])[index]); };
+    // Centred columns, one per source, over the GP's points.
+    std::vector<double> mean_q(k, 0.0), coef(k, 0.0), norm(k, 0.0), centred(n * k);
+    double mean_y = 0;
+    for (std::size_t i = 0; i < n; ++i) mean_y += y_[i] / static_cast<double>(n);
+    for (std::size_t c = 0; c < k; ++c) {
+      for (std::size_t i = 0; i < n; ++i) mean_q[c] += q(c, observed_[members_[i]]) / static_cast<double>(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double x = q(c, observed_[members_[i]]) - mean_q[c];
+        centred[c * n + i] = x;
+        norm[c] += x * x;
+      }
     }
-    const double slope = sff > 0 ? std::max(0.0, sfy / sff) : 0.0, intercept = my - slope * mf;
-    residual_.resize(y_.size());
-    for (std::size_t i = 0; i < members_.size(); ++i)
-      residual_[i] = y_[i] - intercept - slope * prior[observed_[members_[i]]];
+    residual_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) residual_[i] = y_[i] - mean_y;
+    for (int sweep = 0; sweep < 20; ++sweep)
+      for (std::size_t c = 0; c < k; ++c) {
+        if (norm[c] <= 0) continue;
+        const double* x = &centred[c * n];
+        double dot = 0;
+        for (std::size_t i = 0; i < n; ++i) dot += x[i] * residual_[i];
+        const double updated = std::max(0.0, coef[c] + dot / norm[c]);
+        for (std::size_t i = 0; i < n; ++i) residual_[i] -= (updated - coef[c]) * x[i];
+        coef[c] = updated;
+      }
     gp_.predict(residual_, mu_, sigma_);
-    for (std::size_t slot = 0; slot < pool_.size(); ++slot) mu_[slot] += intercept + slope * prior[pool_[slot]];
+    for (std::size_t slot = 0; slot < pool_.size(); ++slot) {
+      double m = mean_y;
+      for (std::size_t c = 0; c < k; ++c) m += coef[c] * (q(c, pool_[slot]) - mean_q[c]);
+      mu_[slot] += m;
+    }
   }
 
   double acquisition(Acquisition af, std::size_t slot) const {

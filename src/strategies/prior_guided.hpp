@@ -8,15 +8,17 @@
 #include <vector>
 
 #include "ktune/tuning/strategy.hpp"
+#include "ktune/tuning/transfer_search.hpp"
 #include "ktune/value.hpp"
 
 namespace ktune::strategies {
 
-using Prior = std::shared_ptr<const std::vector<float>>;
+using Prior = PriorColumns;  // empty: none
 
-// bayes_opt whose GP models what the prior does not explain: the targets are regressed on the prior (a non-negative
-// slope, so a prior that disagrees weighs nothing), the GP fits the residuals, and the predicted mean adds the
-// regression back; the prior's best configurations join a subsampled candidate pool.
+// bayes_opt whose GP models what the prior does not explain: the targets are regressed on the sources' quantiles
+// (non-negative coefficients, so a source that disagrees weighs nothing, and the measurements decide which source to
+// trust as they come), the GP fits the residuals, and the predicted mean adds the regression back; the sources' best
+// configurations join a subsampled candidate pool.
 std::unique_ptr<Strategy> make_bayes_opt_with_prior(const std::vector<std::pair<std::string, Value>>& hyperparameters,
                                                     Prior prior);
 // auto whose first stage, when it is bayes_opt, has the prior.

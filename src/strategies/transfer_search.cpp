@@ -1,12 +1,12 @@
 #include "ktune/tuning/transfer_search.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
@@ -95,7 +95,7 @@ class TransferSearch final : public Strategy {
       }
     }
     // 5. From the best found, with the agreeing sources' prior.
-    agreed_(combined(weights))->run(space, cost, rng);
+    agreed_(columns(weights))->run(space, cost, rng);
   }
 
  private:
@@ -116,20 +116,17 @@ class TransferSearch final : public Strategy {
     return weights;
   }
 
-  // Per configuration, the sources' quantiles averaged with weights correlation^sharpness.
-  std::shared_ptr<const std::vector<float>> combined(const std::vector<double>& weights) const {
-    auto prior = std::make_shared<std::vector<float>>(prior_->space_size(), 0.0f);
-    // No source agrees (a gate at or below 0): all alike, and the model's own fit decides what the prior is worth.
+  // The agreeing sources' quantiles (every source's when none agrees: the model's fit then decides).
+  PriorColumns columns(const std::vector<double>& weights) const {
     const bool none = std::all_of(weights.begin(), weights.end(), [](double w) { return w <= 0; });
-    double total = 0;
+    PriorColumns out;
     for (std::size_t s = 0; s < weights.size(); ++s) {
       if (weights[s] <= 0 && !none) continue;
-      const double w = none ? 1.0 : std::pow(weights[s], s_.sharpness);
-      total += w;
-      for (std::size_t i = 0; i < prior->size(); ++i) (*prior)[i] += static_cast<float>(w * prior_->quantile(s, i));
+      auto column = std::make_shared<std::vector<float>>(prior_->space_size());
+      for (std::size_t i = 0; i < column->size(); ++i) (*column)[i] = prior_->quantile(s, i);
+      out.push_back(std::move(column));
     }
-    for (float& q : *prior) q = static_cast<float>(q / total);
-    return prior;
+    return out;
   }
 
   // The unknown configuration of lowest weighted quantile; space size if all are known.
@@ -175,15 +172,21 @@ void apply_transfer_settings(TransferSettings& settings, const std::vector<std::
       } else {
         const long long n = std::stoll(value, &used);
         if (n < 0) throw std::invalid_argument("negative");
-        if (name == "opening") settings.opening = static_cast<std::size_t>(n);
-        else if (name == "control") settings.control = static_cast<std::size_t>(n);
-        else if (name == "guided") settings.guided = static_cast<std::size_t>(n);
-        else throw std::invalid_argument("unknown");
+        if (name == "opening")
+          settings.opening = static_cast<std::size_t>(n);
+        else if (name == "control")
+          settings.control = static_cast<std::size_t>(n);
+        else if (name == "guided")
+          settings.guided = static_cast<std::size_t>(n);
+        else
+          throw std::invalid_argument("unknown");
       }
       if (used != value.size()) throw std::invalid_argument("trailing text");
     } catch (const std::exception&) {
-      throw std::invalid_argument(fmt::format(
-          "transfer setting '{}': expected opening=N, control=N, guided=N, min_agreement=X, sharpness=X or agreed=STRATEGY", text));
+      throw std::invalid_argument(
+          fmt::format("transfer setting '{}': expected opening=N, control=N, guided=N, min_agreement=X, sharpness=X or "
+                      "agreed=STRATEGY",
+                      text));
     }
   }
 }
@@ -198,8 +201,8 @@ std::unique_ptr<Strategy> make_transfer_search(std::shared_ptr<const TransferPri
                                                const std::string& name,
                                                const std::vector<std::pair<std::string, Value>>& hyperparameters) {
   const TransferHandover h = transfer_handover(name, hyperparameters, settings);
-  AgreedStrategy agreed = [h](std::shared_ptr<const std::vector<float>> combined) {
-    return strategies::make_with_prior(h.agreed_name, h.agreed_hyperparameters, std::move(combined));
+  AgreedStrategy agreed = [h](PriorColumns prior) {
+    return strategies::make_with_prior(h.agreed_name, h.agreed_hyperparameters, std::move(prior));
   };
   return make_transfer_search(std::move(prior), std::move(settings), std::move(agreed),
                               make_strategy(h.cold_name, h.cold_hyperparameters));
@@ -209,7 +212,8 @@ TransferHandover transfer_handover(const std::string& name,
                                    const std::vector<std::pair<std::string, Value>>& hyperparameters,
                                    const TransferSettings& settings) {
   TransferHandover h{name, name, hyperparameters, hyperparameters};
-  if (!settings.agreed.empty() && settings.agreed != name) h.agreed_name = settings.agreed, h.agreed_hyperparameters = {};
+  if (!settings.agreed.empty() && settings.agreed != name)
+    h.agreed_name = settings.agreed, h.agreed_hyperparameters = {};
   return h;
 }
 

@@ -1,17 +1,17 @@
 #include "ktune/tuning/transfer_prior.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
-#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "ktune/io/kernel_tuner_cache.hpp"
 
@@ -74,7 +74,8 @@ namespace {
 std::string normalised(const std::string& text) {
   std::string out;
   for (char c : text)
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -113,8 +114,8 @@ TransferPrior::TransferPrior(const SearchSpace& space, const std::vector<Transfe
     // Source parameter of each space parameter.
     std::vector<std::size_t> source_param(n_params);
     if (sp.parameters.size() != n_params)
-      throw std::invalid_argument(fmt::format("transfer source {}: {} parameters, the space has {}", ts.name,
-                                              sp.parameters.size(), n_params));
+      throw std::invalid_argument(
+          fmt::format("transfer source {}: {} parameters, the space has {}", ts.name, sp.parameters.size(), n_params));
     for (std::size_t p = 0; p < n_params; ++p) {
       const auto it = std::find_if(sp.parameters.begin(), sp.parameters.end(),
                                    [&](const Parameter& q) { return q.name == space.param_name(p); });
@@ -142,8 +143,10 @@ TransferPrior::TransferPrior(const SearchSpace& space, const std::vector<Transfe
       bool known = true;
       for (std::size_t p = 0; p < n_params && known; ++p) {
         const auto it = lookup[source_param[p]].find(value_key(r.config[source_param[p]]));
-        if (it == lookup[source_param[p]].end()) known = false;
-        else e.key[p] = it->second;
+        if (it == lookup[source_param[p]].end())
+          known = false;
+        else
+          e.key[p] = it->second;
       }
       if (!known) continue;  // a value outside the declared lists: the reader refuses those, so never in practice
       if (const auto value = r.objective(objective)) {
@@ -153,9 +156,9 @@ TransferPrior::TransferPrior(const SearchSpace& space, const std::vector<Transfe
       entries.push_back(std::move(e));
     }
     if (successes < 2)
-      throw std::invalid_argument(fmt::format(
-          "transfer source {}: {} successful measurement(s) of '{}', at least 2 are needed", ts.name, successes,
-          objective));
+      throw std::invalid_argument(
+          fmt::format("transfer source {}: {} successful measurement(s) of '{}', at least 2 are needed", ts.name,
+                      successes, objective));
 
     // Quantiles: the average rank among the successes over (successes - 1); failures 1.
     std::vector<std::size_t> order(entries.size());
@@ -226,8 +229,7 @@ TransferPrior::TransferPrior(const SearchSpace& space, const std::vector<Transfe
       }
       out.quantiles[i] = static_cast<float>(std::clamp(predicted, 0.0, 1.0));
     }
-    std::stable_sort(measured.begin(), measured.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(measured.begin(), measured.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     out.ranking.reserve(measured.size());
     for (const auto& m : measured) out.ranking.push_back(m.second);
     sources_.push_back(std::move(out));

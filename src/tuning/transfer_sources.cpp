@@ -1,11 +1,11 @@
 #include "ktune/tuning/transfer_sources.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/results_file.hpp"
@@ -50,8 +50,8 @@ std::vector<TransferSource> read_transfer_sources(const std::vector<std::string>
       for (const std::string& o : space.origin.objectives) file->objectives.push_back(store::objective_name(o));
       file->records = db.records(space.id);
       const std::string device = space.origin.device_name.empty() ? "unknown device" : space.origin.device_name;
-      sources.push_back({fmt::format("{}#{} ({}, {})", path, space.id, space.origin.kernel_name, device),
-                         std::move(file)});
+      sources.push_back(
+          {fmt::format("{}#{} ({}, {})", path, space.id, space.origin.kernel_name, device), std::move(file)});
     }
   }
   return sources;
@@ -81,8 +81,7 @@ std::vector<TransferSource> sources_for(const std::vector<TransferSource>& sourc
       throw io::InputError(path, "",
                            fmt::format("a transfer source with {} spaces, none of kernel '{}' with parameters {}",
                                        of_path, kernel_name, parameter_names(problem)));
-    if (of_path == 0)
-      throw io::InputError(path, "", "a transfer source (a results store) that holds no results");
+    if (of_path == 0) throw io::InputError(path, "", "a transfer source (a results store) that holds no results");
   }
   return kept;
 }

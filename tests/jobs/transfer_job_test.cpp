@@ -94,8 +94,8 @@ TEST(TransferJob, CompareScoresColdAndTransferFromOtherDevicesOnly) {
   ASSERT_EQ(report.strategies, (std::vector<std::string>{"auto", "auto+transfer"}));
   ASSERT_EQ(report.spaces.size(), 2u);
   // A100's own T4 twin is left out; pnpoly's own file too.
-  EXPECT_EQ(report.spaces[0].transfer_sources,
-            (std::vector<std::string>{hub("convolution_milo/A4000.json.gz"), hub("convolution_milo/MI250X_T4.json.gz")}));
+  EXPECT_EQ(report.spaces[0].transfer_sources, (std::vector<std::string>{hub("convolution_milo/A4000.json.gz"),
+                                                                         hub("convolution_milo/MI250X_T4.json.gz")}));
   EXPECT_EQ(report.spaces[1].transfer_sources, std::vector<std::string>{hub("pnpoly/RTX_Titan.json.gz")});
   const nlohmann::json j = comparison_json(report, false);
   EXPECT_TRUE(j.at("spaces")[0].contains("transfer_sources"));

@@ -1,6 +1,8 @@
 // Transfer: what the sources say about a space (TransferPrior), which sources belong to a space (same_kernel,
 // same_origin), and the transfer search's steps: the sources' best first, the agreement check on spread-out controls,
 // the fall-back to cold tuning when the space disagrees, the agreeing sources' prior handed to the strategy after.
+#include "ktune/tuning/transfer_search.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +18,6 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/transfer_prior.hpp"
-#include "ktune/tuning/transfer_search.hpp"
 #include "ktune/tuning/tune.hpp"
 
 namespace ktune {
@@ -150,13 +151,12 @@ TEST(TransferSources, SameKernelAndSameOrigin) {
 struct Seen {
   bool cold = false, agreed = false;
   std::size_t evaluations_before = 0;
-  std::shared_ptr<const std::vector<float>> prior;
+  PriorColumns prior;
 };
 
 class Marker final : public Strategy {
  public:
-  Marker(Seen& seen, bool cold, std::shared_ptr<const std::vector<float>> prior = nullptr)
-      : seen_(seen), cold_(cold), prior_(std::move(prior)) {}
+  Marker(Seen& seen, bool cold, PriorColumns prior = {}) : seen_(seen), cold_(cold), prior_(std::move(prior)) {}
   void run(const SearchSpace&, CostFunction& cost, Rng&) override {
     (cold_ ? seen_.cold : seen_.agreed) = true;
     seen_.evaluations_before = cost.evaluations();
@@ -166,13 +166,13 @@ class Marker final : public Strategy {
  private:
   Seen& seen_;
   bool cold_;
-  std::shared_ptr<const std::vector<float>> prior_;
+  PriorColumns prior_;
 };
 
 std::vector<std::size_t> run_transfer(std::shared_ptr<const TransferPrior> prior, Seen& seen,
                                       TransferSettings settings = {}) {
-  testing::FakeEvaluator eval(space(), [](std::size_t i) { return landscape(space().values_at(i)); },
-                              [](std::size_t) { return 10.0; });
+  testing::FakeEvaluator eval(
+      space(), [](std::size_t i) { return landscape(space().values_at(i)); }, [](std::size_t) { return 10.0; });
   auto strategy = make_transfer_search(
       std::move(prior), settings, [&seen](auto p) { return std::make_unique<Marker>(seen, false, std::move(p)); },
       std::make_unique<Marker>(seen, true));
@@ -185,8 +185,8 @@ std::vector<std::size_t> run_transfer(std::shared_ptr<const TransferPrior> prior
 }
 
 TEST(TransferSearch, AnAgreeingSourceLeadsAndItsPriorIsHandedOver) {
-  auto prior = std::make_shared<const TransferPrior>(space(), std::vector<TransferSource>{{"same", source(problem(), landscape)}},
-                                                     "time", true);
+  auto prior = std::make_shared<const TransferPrior>(
+      space(), std::vector<TransferSource>{{"same", source(problem(), landscape)}}, "time", true);
   Seen seen;
   const TransferSettings settings;
   const auto trace = run_transfer(prior, seen, settings);
@@ -198,8 +198,8 @@ TEST(TransferSearch, AnAgreeingSourceLeadsAndItsPriorIsHandedOver) {
   // The guided step took the source's next best.
   for (std::size_t g = 0; g < settings.guided; ++g)
     EXPECT_LE(prior->quantile(0, trace[settings.opening + settings.control + g]), 0.05f);
-  ASSERT_TRUE(seen.prior);
-  EXPECT_EQ(std::min_element(seen.prior->begin(), seen.prior->end()) - seen.prior->begin(),
+  ASSERT_EQ(seen.prior.size(), 1u);
+  EXPECT_EQ(std::min_element(seen.prior[0]->begin(), seen.prior[0]->end()) - seen.prior[0]->begin(),
             static_cast<std::ptrdiff_t>(best_index(space())));
 }
 
@@ -224,11 +224,11 @@ TEST(TransferSearch, WithoutSourcesItIsTheColdStrategy) {
 }
 
 TEST(TransferSearch, RunsWithinTinyBudgetsAndIsReproducible) {
-  auto prior = std::make_shared<const TransferPrior>(space(), std::vector<TransferSource>{{"same", source(problem(), landscape)}},
-                                                     "time", true);
+  auto prior = std::make_shared<const TransferPrior>(
+      space(), std::vector<TransferSource>{{"same", source(problem(), landscape)}}, "time", true);
   for (std::uint64_t n : {1u, 2u, 5u}) {
-    testing::FakeEvaluator eval(space(), [](std::size_t i) { return landscape(space().values_at(i)); },
-                                [](std::size_t) { return 10.0; });
+    testing::FakeEvaluator eval(
+        space(), [](std::size_t i) { return landscape(space().values_at(i)); }, [](std::size_t) { return 10.0; });
     auto strategy = make_transfer_search(prior, {}, "auto", {});
     TuningOptions options;
     options.seed = 9;
@@ -245,8 +245,8 @@ TEST(TransferSearch, RunsWithinTinyBudgetsAndIsReproducible) {
 
 TEST(TransferSearch, SettingsAreParsedWithClearErrors) {
   TransferSettings s;
-  apply_transfer_settings(s, {"opening=2", "control=0", "guided=5", "min_agreement=0.5", "sharpness=2",
-                              "agreed=hybrid_vndx"});
+  apply_transfer_settings(
+      s, {"opening=2", "control=0", "guided=5", "min_agreement=0.5", "sharpness=2", "agreed=hybrid_vndx"});
   EXPECT_EQ(s.opening, 2u);
   EXPECT_EQ(s.control, 0u);
   EXPECT_EQ(s.guided, 5u);

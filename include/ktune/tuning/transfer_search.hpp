@@ -11,11 +11,11 @@
 //      the rest of the run, starting from what was measured, as if there were no sources;
 //   4. guided: the configurations of lowest predicted quantile, the sources weighted by correlation^sharpness
 //      (recomputed, and the check of 3 repeated, after every evaluation), until `guided` have been evaluated;
-//   5. the `agreed` strategy runs the rest with the agreeing sources' combined prior: bayes_opt (auto's first stage)
-//      regresses its targets on the prior and models the rest, so a prior that stops agreeing stops counting; pso,
-//      hybrid_vndx and auto's second stage start from the best configurations found.
-// The defaults were chosen leave-one-GPU-out (docs/transfer.md): opening first gives tiny budgets the sources' best
-// at once, the controls before more of it keep the cost of a disagreeing source to one configuration.
+//   5. the `agreed` strategy runs the rest with the agreeing sources' predictions: bayes_opt (auto's first stage)
+//      regresses its targets on them with non-negative weights and models the rest, so a source that stops agreeing
+//      stops counting; pso, hybrid_vndx and auto's second stage start from the best configurations found.
+// The defaults were chosen leave-one-GPU-out (docs/transfer.md): the opening gives tiny budgets the sources' best at
+// once, and the controls before more of it keep what a disagreeing source costs to the opening's two configurations.
 // The budget ends any step; a step's configurations that are known already are skipped at no cost.
 #include <cstddef>
 #include <functional>
@@ -31,20 +31,21 @@
 namespace ktune {
 
 struct TransferSettings {
-  std::size_t opening = 1;
+  std::size_t opening = 2;
   std::size_t control = 3;
-  std::size_t guided = 3;
+  std::size_t guided = 2;
   double min_agreement = 0.3;  // at most 0: never fall back
   double sharpness = 16;       // weights are correlation^sharpness: the best-agreeing source leads
-  std::string agreed;  // the strategy of step 5 ("": transfer_handover's choice)
+  std::string agreed;          // the strategy of step 5 ("": transfer_handover's choice)
 };
-// "name=value" texts (opening, control, guided, min_agreement, sharpness, agreed) applied to `settings`; throws std::invalid_argument
-// naming the text.
+// "name=value" texts (opening, control, guided, min_agreement, sharpness, agreed) applied to `settings`; throws
+// std::invalid_argument naming the text.
 void apply_transfer_settings(TransferSettings& settings, const std::vector<std::string>& texts);
 
-// The strategy of step 5, given the sources' combined prior (per configuration index, the agreeing sources' quantiles
-// averaged with their weights): bayes_opt and auto model what the prior does not explain.
-using AgreedStrategy = std::function<std::unique_ptr<Strategy>(std::shared_ptr<const std::vector<float>> prior)>;
+// What the agreeing sources predict: per source, per configuration index, its quantile in [0, 1] (0: its best).
+using PriorColumns = std::vector<std::shared_ptr<const std::vector<float>>>;
+// The strategy of step 5, given the agreeing sources' predictions: bayes_opt and auto model what they do not explain.
+using AgreedStrategy = std::function<std::unique_ptr<Strategy>(PriorColumns prior)>;
 std::unique_ptr<Strategy> make_transfer_search(std::shared_ptr<const TransferPrior> prior, TransferSettings settings,
                                                AgreedStrategy agreed, std::unique_ptr<Strategy> cold);
 // The transfer search around registered strategy `name` (transfer_handover, settings.agreed), in this process.
