@@ -128,7 +128,7 @@ Command add_store_command(CLI::App& app) {
   const auto store_argument = [&](CLI::App* verb) {
     verb->add_option("store", o->store, "The results store file (SQLite)")->required();
   };
-  auto* import = sub->add_subcommand("import", "Import Kernel Tuner caches and T4 files (.json, .json.gz) into the store");
+  auto* import = sub->add_subcommand("import", "Import Kernel Tuner caches, T4 files (.json, .json.gz) and ktune CSV files (.csv) into the store");
   store_argument(import);
   import->add_option("files", o->files, "Results files")->required()->check(CLI::ExistingFile);
   import->add_flag("--json", o->json, "Print one JSON object (stable interface)");

@@ -58,3 +58,5 @@ int ktune_fuzz_kernel_tuner_cache(const std::uint8_t* data, std::size_t size);
 int ktune_fuzz_t4_results(const std::uint8_t* data, std::size_t size);
 // The lenient JSON pull parser (LenientJsonReader), against nlohmann::json on strict JSON and on cut-short text.
 int ktune_fuzz_lenient_json(const std::uint8_t* data, std::size_t size);
+// A results CSV (parse_results_csv), writing what was read a fixed point.
+int ktune_fuzz_results_csv(const std::uint8_t* data, std::size_t size);

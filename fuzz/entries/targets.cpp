@@ -26,6 +26,7 @@ constexpr Target kTargets[] = {
     {"kernel_tuner_cache", ktune_fuzz_kernel_tuner_cache},
     {"t4_results", ktune_fuzz_t4_results},
     {"lenient_json", ktune_fuzz_lenient_json},
+    {"results_csv", ktune_fuzz_results_csv},
 };
 }  // namespace
 

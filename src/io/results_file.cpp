@@ -10,6 +10,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/io/results_csv.hpp"
 #include "ktune/io/t4_results.hpp"
 
 namespace ktune::io {
@@ -51,12 +52,14 @@ const char* to_string(ResultsFormat format) {
   switch (format) {
     case ResultsFormat::KernelTunerCache: return "Kernel Tuner cache";
     case ResultsFormat::T4: return "T4";
+    case ResultsFormat::Csv: return "CSV";
   }
   return "?";
 }
 
 ResultsFile read_results_file(const std::string& path) {
   const std::string text = read_file_text(path);
+  if (path.ends_with(".csv") || path.ends_with(".csv.gz")) return parse_results_csv(text, path);
   return detect_format(text, path) == ResultsFormat::T4 ? parse_t4_results(text, path)
                                                         : parse_kernel_tuner_cache(text, path);
 }

@@ -59,7 +59,7 @@ ImportSummary import_results_file(ResultsStore& store, const std::string& path) 
 }
 
 ExportFormat default_export_format(const StoredSpace& space, const std::string& path) {
-  if (path.size() >= 4 && path.ends_with(".csv")) return ExportFormat::csv;
+  if (path.ends_with(".csv") || space.origin.format == io::to_string(io::ResultsFormat::Csv)) return ExportFormat::csv;
   return space.origin.format == io::to_string(io::ResultsFormat::T4) ? ExportFormat::t4 : ExportFormat::cache;
 }
 

@@ -1,4 +1,4 @@
-// import -> export is exact for every shared cache and T4 file; merge copies once; CSV out.
+// import -> export is exact for every shared cache and T4 file; merge copies once; CSV in and out.
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -102,6 +102,16 @@ TEST(StoreTransfer, ExportsCsvAndRefusesBadInput) {
   const std::string bad = ktune::testing::write_temp("bad.json", "{\"cache\": ");
   EXPECT_CONTAINS(error_of<io::InputError>([&] { import_results_file(store, bad); }), bad);
   EXPECT_EQ(store.spaces().size(), 1u);  // nothing half-imported
+
+  // The CSV imports, and exports back to the same text (a CSV space exports as CSV by default).
+  ResultsStore again(fresh_temp_path("csv_in.ktune"));
+  const auto from_csv = import_results_file(again, csv);
+  EXPECT_EQ(from_csv.format, "CSV");
+  EXPECT_EQ(from_csv.added, 4092u);
+  const std::string round = fresh_temp_path("round.csv.out");
+  EXPECT_EQ(default_export_format(again.space(from_csv.space), round), ExportFormat::csv);
+  export_space(again, from_csv.space, round, default_export_format(again.space(from_csv.space), round));
+  EXPECT_EQ(ktune::testing::read_text(round), text);
 }
 
 }  // namespace

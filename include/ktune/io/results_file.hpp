@@ -12,8 +12,8 @@
 
 namespace ktune::io {
 
-enum class ResultsFormat { KernelTunerCache, T4 };
-const char* to_string(ResultsFormat format);  // "Kernel Tuner cache", "T4"
+enum class ResultsFormat { KernelTunerCache, T4, Csv };
+const char* to_string(ResultsFormat format);  // "Kernel Tuner cache", "T4", "CSV"
 
 struct ResultsFile {
   ResultsFormat format = ResultsFormat::KernelTunerCache;
@@ -36,7 +36,7 @@ struct ResultsFile {
 };
 
 // Reads a results file, telling the format from the content (top-level "cache" or "tune_params" -> Kernel Tuner cache,
-// "results" -> T4). Throws InputError naming the file (and the entry where it applies); syntax errors give the byte
+// "results" -> T4), or a CSV (results_csv.hpp) by its name (.csv, .csv.gz). Throws InputError naming the file (and the entry where it applies); syntax errors give the byte
 // offset, line and column.
 ResultsFile read_results_file(const std::string& path);
 
