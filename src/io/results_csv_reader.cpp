@@ -1,6 +1,4 @@
 // Reading the CSV that write_results_csv writes, back into records.
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -9,6 +7,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"

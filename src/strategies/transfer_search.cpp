@@ -1,12 +1,12 @@
 #include "ktune/tuning/transfer_search.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
@@ -130,16 +130,16 @@ class TransferSearch final : public Strategy {
   }
 
   // The unknown configuration of lowest weighted quantile; space size if all are known.
+  // (No source agrees, with a gate at or below 0: all alike.)
   std::size_t best_unknown(const CostFunction& cost, const std::vector<double>& weights) const {
-    double total = 0;
-    for (double w : weights) total += w > 0 ? std::pow(w, s_.sharpness) : 0.0;
+    std::vector<double> w(weights.size(), 1.0);
+    if (std::any_of(weights.begin(), weights.end(), [](double x) { return x > 0; }))
+      for (std::size_t s = 0; s < w.size(); ++s) w[s] = weights[s] > 0 ? std::pow(weights[s], s_.sharpness) : 0.0;
     std::size_t best = prior_->space_size();
     double best_score = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < prior_->space_size(); ++i) {
       double score = 0;
-      for (std::size_t s = 0; s < weights.size(); ++s)
-        if (weights[s] > 0) score += std::pow(weights[s], s_.sharpness) * prior_->quantile(s, i);
-      score /= total;
+      for (std::size_t s = 0; s < w.size(); ++s) score += w[s] * prior_->quantile(s, i);
       if (score < best_score && !cost.known(i)) best_score = score, best = i;
     }
     return best;

@@ -1,7 +1,5 @@
 #include "ktune/tuning/transfer_prior.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -12,6 +10,8 @@
 #include <numeric>
 #include <stdexcept>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "ktune/io/kernel_tuner_cache.hpp"
 

@@ -1,11 +1,11 @@
 #include "ktune/tuning/transfer_sources.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <memory>
+
+#include <fmt/format.h>
 
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/results_file.hpp"
