@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
     // CLI11 would report an unknown verb as "A subcommand is required"; name it instead.
     if (argc > 1 && argv[1][0] != '-' &&
         std::none_of(std::begin(commands), std::end(commands), [&](const Command& c) { return c.app->check_name(argv[1]); })) {
-      std::cerr << "ktune: error: unknown command '" << argv[1] << "' (commands: space, tune, strategies, compare, pareto, hypertune, design, store; see ktune --help)\n";
+      std::cerr << "ktune: error: unknown command '" << argv[1]
+                << "' (commands: space, tune, strategies, compare, pareto, hypertune, design, store; see ktune --help)\n";
       return kExitUsage;
     }
     try {

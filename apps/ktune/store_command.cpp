@@ -100,7 +100,8 @@ int run_merge(const StoreOptions& o) {
   nlohmann::json report = nlohmann::json::array();
   for (const auto& other : o.files) {
     const auto r = store::merge_store(s, other);
-    report.push_back({{"from", other}, {"spaces", r.spaces}, {"sessions", r.sessions}, {"read", r.read}, {"added", r.added}});
+    report.push_back(
+        {{"from", other}, {"spaces", r.spaces}, {"sessions", r.sessions}, {"read", r.read}, {"added", r.added}});
     if (!o.json)
       std::cout << fmt::format("{}: {} records in {} spaces, {} new\n", other, r.read, r.spaces, r.added);
   }
@@ -128,11 +129,13 @@ Command add_store_command(CLI::App& app) {
   const auto store_argument = [&](CLI::App* verb) {
     verb->add_option("store", o->store, "The results store file (SQLite)")->required();
   };
-  auto* import = sub->add_subcommand("import", "Import Kernel Tuner caches, T4 files (.json, .json.gz) and ktune CSV files (.csv) into the store");
+  auto* import = sub->add_subcommand(
+      "import", "Import Kernel Tuner caches, T4 files (.json, .json.gz) and ktune CSV files (.csv) into the store");
   store_argument(import);
   import->add_option("files", o->files, "Results files")->required()->check(CLI::ExistingFile);
   import->add_flag("--json", o->json, "Print one JSON object (stable interface)");
-  auto* exporting = sub->add_subcommand("export", "Write one space of the store as a Kernel Tuner cache, T4 or CSV file");
+  auto* exporting =
+      sub->add_subcommand("export", "Write one space of the store as a Kernel Tuner cache, T4 or CSV file");
   store_argument(exporting);
   exporting->add_option("file", o->output, "The file to write (replaced atomically)")->required();
   exporting->add_option("--space", o->space, "The space (ktune store list); needed when the store holds several");
@@ -148,7 +151,8 @@ Command add_store_command(CLI::App& app) {
   best->add_option("--kernel", o->kernel, "Only this kernel");
   best->add_option("--device", o->device, "Only this device");
   best->add_flag("--json", o->json, "Print one JSON object (stable interface)");
-  auto* merge = sub->add_subcommand("merge", "Copy other stores' records in (records the store holds already are skipped)");
+  auto* merge =
+      sub->add_subcommand("merge", "Copy other stores' records in (records the store holds already are skipped)");
   store_argument(merge);
   merge->add_option("others", o->files, "Stores to merge in")->required()->check(CLI::ExistingFile);
   merge->add_flag("--json", o->json, "Print one JSON object (stable interface)");

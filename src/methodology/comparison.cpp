@@ -280,7 +280,8 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
       if (strategies[k].transfer && p.prior && !options.isolate) {
         strategy = make_transfer_search(p.prior, options.transfer, strategies[k].name, strategies[k].hyperparameters);
       } else if (strategies[k].transfer && p.prior) {  // isolated: the prior stays in this process
-        const TransferHandover h = transfer_handover(strategies[k].name, strategies[k].hyperparameters, options.transfer);
+        const TransferHandover h =
+            transfer_handover(strategies[k].name, strategies[k].hyperparameters, options.transfer);
         strategy = make_transfer_search(
             p.prior, options.transfer, [&make, h](auto) { return make(h.agreed_name, h.agreed_hyperparameters); },
             make(h.cold_name, h.cold_hyperparameters));

@@ -19,10 +19,10 @@
 #include <fmt/format.h>
 
 #include "ktune/rng.hpp"
-#include "strategies/prior_guided.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "strategies/gaussian_process.hpp"
+#include "strategies/prior_guided.hpp"
 #include "strategies/strategy_infos.hpp"
 #include "ktune/strategy_toolkit.hpp"
 #include "ktune/uniform_sample_stream.hpp"
@@ -90,8 +90,11 @@ class Search {
     if (taking_over(cost_)) {
       std::vector<std::size_t> indices;
       for (const TraceEntry& entry : cost_.trace().entries()) indices.push_back(entry.index);
-      for (std::size_t index : indices)
-        if (known < s_.max_observations) observe(index), ++known;
+      for (std::size_t index : indices) {
+        if (known == s_.max_observations) break;
+        observe(index);
+        ++known;
+      }
     }
     // The opening: a Latin hypercube, or the candidate stream's first draws (random_sample's, with the same seed).
     const std::size_t initial = population_size(s_.popsize, space_.size(), 3);

@@ -36,8 +36,8 @@ struct ResultsFile {
 };
 
 // Reads a results file, telling the format from the content (top-level "cache" or "tune_params" -> Kernel Tuner cache,
-// "results" -> T4), or a CSV (results_csv.hpp) by its name (.csv, .csv.gz). Throws InputError naming the file (and the entry where it applies); syntax errors give the byte
-// offset, line and column.
+// "results" -> T4), or a CSV (results_csv.hpp) by its name (.csv, .csv.gz). Throws InputError naming the file (and
+// the entry where it applies); syntax errors give the byte offset, line and column.
 ResultsFile read_results_file(const std::string& path);
 
 }  // namespace ktune::io
