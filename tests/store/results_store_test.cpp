@@ -8,6 +8,7 @@
 #include "../io/results_expectations.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/store/results_store.hpp"
+#include "named_session.hpp"
 #include "temp_files.hpp"
 
 namespace ktune::store {
@@ -16,15 +17,7 @@ namespace {
 using ktune::testing::error_of;
 using ktune::testing::fresh_temp_path;
 
-// A session of `source` (designated initializers would have to name every field under -Wextra).
-SessionInfo named(std::string source, std::string strategy = "", std::optional<std::uint64_t> seed = std::nullopt) {
-  SessionInfo info;
-  info.source = std::move(source);
-  info.strategy = std::move(strategy);
-  info.seed = seed;
-  return info;
-}
-
+using ktune::store::testing::named;
 
 SpaceOrigin small_origin() {
   SpaceOrigin o;
