@@ -146,7 +146,7 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--strategies", o->request.strategies, "Strategies: name or name:key=value,key=value");
   sub->add_option("--runs", o->request.runs, "NAME=FILE: recorded runs to score too (a trace file, or a T4 file per run)");
   sub->add_option("--transfer", o->request.transfer,
-                  "Results files of the spaces' kernels measured elsewhere (caches, T4): each strategy is scored cold "
+                  "Results of the spaces' kernels measured elsewhere (caches, T4 files, stores): each strategy is scored cold "
                   "and as LABEL+transfer, starting from the sources of its kernel on other devices or problem sizes "
                   "(docs/transfer.md)");
   sub->add_option("--transfer-set", o->request.transfer_settings,

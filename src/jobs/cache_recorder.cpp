@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "ktune/tuning/recorded_evaluation.hpp"
+
 namespace ktune {
 
 CacheRecorder::CacheRecorder(io::KernelTunerCacheWriter& writer, std::function<void(const std::string&)> warn)
@@ -12,10 +14,7 @@ CacheRecorder::CacheRecorder(io::KernelTunerCacheWriter& writer, std::function<v
 
 void CacheRecorder::on_evaluation(const CostFunction& cost, std::size_t position) {
   if (failed_) return;
-  const TraceEntry& e = cost.trace()[position];
-  EvaluationRecord r = cost.evaluator().record(e.index);
-  r.clock_ms = e.clock_ms;
-  r.strategy_ms = e.strategy_ms;
+  const EvaluationRecord r = recorded_evaluation(cost.evaluator(), cost.trace()[position]);
   try {
     writer_.append(r);
   } catch (const std::exception& error) {

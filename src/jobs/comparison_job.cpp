@@ -13,6 +13,7 @@
 #include "ktune/tuning/strategy_plugins.hpp"
 #include "ktune/tuning/transfer_prior.hpp"
 #include "ktune/tuning/transfer_search.hpp"
+#include "ktune/tuning/transfer_sources.hpp"
 
 namespace ktune {
 
@@ -89,9 +90,7 @@ ComparisonJob::~ComparisonJob() = default;
 void ComparisonJob::add_transfer() {
   as_input_errors([&] {
     apply_transfer_settings(request_.options.transfer, request_.transfer_settings);
-    std::vector<TransferSource> sources;
-    for (const auto& path : request_.transfer)
-      sources.push_back({path, std::make_shared<const io::ResultsFile>(io::read_results_file(path))});
+    const std::vector<TransferSource> sources = read_transfer_sources(request_.transfer);
     auto& per_space = request_.options.transfer_sources;
     per_space.assign(spaces_.size(), {});
     for (std::size_t i = 0; i < spaces_.size(); ++i) {

@@ -35,6 +35,7 @@
 #include "ktune/tuning/isolated_strategy.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/isolated_plugins.hpp"
+#include "ktune/tuning/recorded_evaluation.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
 #include "ktune/tuning/transfer_search.hpp"
 #include "ktune/tuning/transfer_sources.hpp"
@@ -706,14 +707,7 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
   out.records.reserve(trace.size());
   for (std::size_t i = 0; i < trace.size(); ++i) {
     const TraceEntry& e = trace[i];
-    if (e.resumed) {
-      out.records.push_back(resumed.records.at(e.index));
-    } else {
-      EvaluationRecord r = s.evaluator->record(e.index);
-      r.clock_ms = e.clock_ms;
-      r.strategy_ms = e.strategy_ms;
-      out.records.push_back(std::move(r));
-    }
+    out.records.push_back(e.resumed ? resumed.records.at(e.index) : recorded_evaluation(*s.evaluator, e));
     out.failures += e.status != Status::ok;
   }
   out.best = trace.best();

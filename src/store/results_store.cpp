@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include <fmt/chrono.h>
@@ -125,6 +126,11 @@ std::optional<bool> objective_higher_is_better(const std::string& objective) {
   if (objective.size() > 4 && objective.ends_with(":min")) return false;
   return infer_higher_is_better(objective);
 }
+
+// The columns record_of() reads, in its order.
+static constexpr const char* kRecordColumns =
+    "config, status, message, measurements, runtimes, compile_ms, benchmark_ms, verification_ms, framework_ms, "
+    "strategy_ms, clock_ms, timestamp";
 
 struct ResultsStore::Impl {
   Database db;
@@ -260,12 +266,17 @@ struct ResultsStore::Impl {
     r.timestamp = s.text(first + 11);
     return r;
   }
-};
 
-// The columns record_of() reads, in its order.
-static constexpr const char* kRecordColumns =
-    "config, status, message, measurements, runtimes, compile_ms, benchmark_ms, verification_ms, framework_ms, "
-    "strategy_ms, clock_ms, timestamp";
+  // The records whose `column` (space_id, session_id) is `id`, in the order they were added.
+  std::vector<EvaluationRecord> records_where(std::string_view column, std::int64_t id) {
+    std::lock_guard lock(mutex);
+    auto s = db.prepare(fmt::format("SELECT {} FROM records WHERE {} = ? ORDER BY id", kRecordColumns, column));
+    s.bind(1, id);
+    std::vector<EvaluationRecord> out;
+    while (s.step()) out.push_back(record_of(s, 0));
+    return out;
+  }
+};
 
 ResultsStore::ResultsStore(const std::string& path, OpenMode mode) {
   if (path.empty()) throw io::InputError("<store>", "", "no results store file given");
@@ -423,21 +434,11 @@ std::vector<StoredSession> ResultsStore::sessions(std::int64_t space) const {
 }
 
 std::vector<EvaluationRecord> ResultsStore::records(std::int64_t space) const {
-  std::lock_guard lock(impl_->mutex);
-  auto s = impl_->db.prepare(fmt::format("SELECT {} FROM records WHERE space_id = ? ORDER BY id", kRecordColumns));
-  s.bind(1, space);
-  std::vector<EvaluationRecord> out;
-  while (s.step()) out.push_back(impl_->record_of(s, 0));
-  return out;
+  return impl_->records_where("space_id", space);
 }
 
 std::vector<EvaluationRecord> ResultsStore::session_records(std::int64_t session) const {
-  std::lock_guard lock(impl_->mutex);
-  auto s = impl_->db.prepare(fmt::format("SELECT {} FROM records WHERE session_id = ? ORDER BY id", kRecordColumns));
-  s.bind(1, session);
-  std::vector<EvaluationRecord> out;
-  while (s.step()) out.push_back(impl_->record_of(s, 0));
-  return out;
+  return impl_->records_where("session_id", session);
 }
 
 std::vector<BestRecord> ResultsStore::best(std::int64_t space, std::size_t count) const {

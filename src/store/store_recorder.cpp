@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/tuning/recorded_evaluation.hpp"
 
 namespace ktune::store {
 
@@ -14,10 +15,7 @@ StoreRecorder::StoreRecorder(ResultsStore& store, std::int64_t session, std::fun
 
 void StoreRecorder::on_evaluation(const CostFunction& cost, std::size_t position) {
   if (failed_) return;
-  const TraceEntry& e = cost.trace()[position];
-  EvaluationRecord r = cost.evaluator().record(e.index);
-  r.clock_ms = e.clock_ms;
-  r.strategy_ms = e.strategy_ms;
+  const EvaluationRecord r = recorded_evaluation(cost.evaluator(), cost.trace()[position]);
   try {
     added_ += store_.add(session_, r);
   } catch (const std::exception& error) {

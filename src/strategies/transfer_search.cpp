@@ -77,22 +77,18 @@ class TransferSearch final : public Strategy {
     if (s_.control > 0 && space.size() > cost.trace().size() + s_.control)
       for (std::size_t index : space.lhs_sample(s_.control, rng))  // one the opening took: a uniform one instead
         (void)cost(cost.known(index) ? strategies::fresh_valid_index(space, cost, rng) : index);
-    // 3. Agreement.
+    // 3. Agreement, checked again after each guided evaluation (4): a space that disagrees is tuned cold.
     std::vector<double> weights = agreement(cost);
-    if (*std::max_element(weights.begin(), weights.end()) < s_.min_agreement) {
-      cold_->run(space, cost, rng);
-      return;
-    }
-    // 4. Guided by the agreeing sources.
-    for (std::size_t i = 0; i < s_.guided; ++i) {
-      const std::size_t pick = best_unknown(cost, weights);
-      if (pick == space.size()) break;
-      (void)cost(pick);
-      weights = agreement(cost);
+    for (std::size_t guided = 0;; ++guided) {
       if (*std::max_element(weights.begin(), weights.end()) < s_.min_agreement) {
         cold_->run(space, cost, rng);
         return;
       }
+      if (guided == s_.guided) break;
+      const std::size_t pick = best_unknown(cost, weights);
+      if (pick == space.size()) break;
+      (void)cost(pick);
+      weights = agreement(cost);
     }
     // 5. From the best found, with the agreeing sources' prior.
     agreed_(columns(weights))->run(space, cost, rng);

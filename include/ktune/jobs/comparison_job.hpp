@@ -27,9 +27,9 @@ struct CompareRequest {
   std::size_t budget = 200;                // multi-objective: evaluations per run
   std::vector<std::size_t> checkpoints;    // multi-objective: evaluation counts reported
   bool stats_only = false;                 // only statistics() will be asked for
-  // Transfer (docs/transfer.md): results files of the spaces' kernels measured elsewhere. Each strategy is then
-  // scored twice: cold, and as "LABEL+transfer", starting from the sources of the same kernel (same_kernel) that
-  // did not measure the space itself (same_origin). One objective only.
+  // Transfer (docs/transfer.md): results files and stores of the spaces' kernels measured elsewhere. Each strategy
+  // is then scored twice: cold, and as "LABEL+transfer", starting from the sources of the same kernel (same_kernel)
+  // that did not measure the space itself (same_origin). One objective only.
   std::vector<std::string> transfer;
   std::vector<std::string> transfer_settings;  // name=value (TransferSettings)
 };
