@@ -1,5 +1,6 @@
 # ctest Examples.InstalledConsumer (cmake -P): installs the build into WORK_DIR/prefix, then builds and runs
-# examples/consumer against that prefix, once through find_package(ktune) and once through pkg-config.
+# examples/consumer against that prefix, once through find_package(ktune) and once through pkg-config, and
+# examples/application against the runtime alone (ktune::runtime, pkg-config ktune-runtime).
 # Variables: BUILD_DIR SOURCE_DIR WORK_DIR CXX FLAGS RESULTS.
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -46,3 +47,30 @@ if(NOT out STREQUAL cmake_out)
   message(FATAL_ERROR "the pkg-config build printed something else:\n${out}\nthan the CMake build:\n${cmake_out}")
 endif()
 message(STATUS "installed consumer ok:\n${out}")
+
+# The application of examples/application against the installed runtime alone: find_package(ktune) ->
+# ktune::runtime, and pkg-config ktune-runtime. Neither links the tuner or its dependencies.
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/application -B ${WORK_DIR}/app-build -DCMAKE_PREFIX_PATH=${prefix}
+    -DCMAKE_CXX_COMPILER=${CXX} "-DCMAKE_CXX_FLAGS=${FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${FLAGS}"
+    -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/app-build)
+run(${WORK_DIR}/app-build/ktune_application 4096)
+if(NOT out MATCHES "saxpy  n=4096 verified: .*smooth n=4096 verified: ")
+  message(FATAL_ERROR "unexpected output of the application:\n${out}")
+endif()
+run(pkg-config --cflags --libs ktune-runtime)
+string(STRIP "${out}" pc_flags)
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+run(${CXX} ${extra} -O1 ${SOURCE_DIR}/examples/application/main.cpp -o ${WORK_DIR}/app-build/application-pc ${pc_flags})
+run(${WORK_DIR}/app-build/application-pc 4096)
+if(NOT out MATCHES "saxpy  n=4096 verified: .*smooth n=4096 verified: ")
+  message(FATAL_ERROR "unexpected output of the pkg-config application:\n${out}")
+endif()
+# What the application needs at run time: the C++ runtime, OpenCL, libc; none of the tuner's libraries.
+run(ldd ${WORK_DIR}/app-build/ktune_application)
+foreach(library fmt ffi nlopt curl sqlite3 seccomp libz)
+  if(out MATCHES "${library}")
+    message(FATAL_ERROR "the application links ${library}, a dependency of the tuner:\n${out}")
+  endif()
+endforeach()
+message(STATUS "installed application ok")
