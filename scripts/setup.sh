@@ -13,7 +13,7 @@ PACKAGES=(
   libseccomp-dev libsqlite3-dev
   libffi-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   clang libclang-rt-dev
-  python3 python3-dev python3-numpy python3-pytest pybind11-dev
+  python3 python3-dev python3-numpy python3-pytest python3-jsonschema pybind11-dev
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -49,6 +49,9 @@ void add_tune_flags(CLI::App* sub, TuneOptions& o) {
                   "Results store (SQLite, created if absent; docs/store.md): resumed from by the --cache rules, every "
                   "result recorded into it as it is measured; safe for several runs at once")
       ->envname("KTUNE_STORE");
+  sub->add_option("--wisdom", o.request.wisdom_path,
+                  "Add the winner to this wisdom file (created if absent) for the application's runtime "
+                  "(docs/integration.md)");
   sub->add_option("--transfer", o.request.transfer,
                   "Results of this kernel measured elsewhere (other devices, problem sizes): Kernel Tuner caches, T4 "
                   "files, results stores. The search starts from their best configurations, and falls back to cold "

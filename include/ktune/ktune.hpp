@@ -7,6 +7,7 @@
 //   analyse_pareto   ktune pareto      a true Pareto front, runs scored against it (jobs/pareto_analysis.hpp)
 //   SpaceSummary     ktune space       a problem's search space (jobs/space_summary.hpp)
 //   DesignJob        ktune design      strategies designed by a language model (jobs/design_job.hpp)
+//   run_export       ktune export      headers and wisdom from any results (jobs/export_job.hpp)
 // Below them: Problem and SearchSpace (the space and its neighbourhoods), Strategy and CostFunction (write a
 // strategy), Evaluator (live backends or simulation), tune() (the loop), and the readers and writers of io/.
 #include "ktune/version.hpp"
@@ -35,6 +36,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/problem_file.hpp"
 #include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/io/kernel_tuner_results_file.hpp"
 #include "ktune/io/results_csv.hpp"
 #include "ktune/io/results_file.hpp"
 #include "ktune/io/t4_results.hpp"
@@ -47,6 +49,7 @@
 #include "ktune/jobs/comparison_job.hpp"
 #include "ktune/jobs/comparison_reports.hpp"
 #include "ktune/jobs/design_job.hpp"
+#include "ktune/jobs/export_job.hpp"
 #include "ktune/jobs/hypertuning.hpp"
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/jobs/pareto_analysis.hpp"

@@ -216,7 +216,7 @@ def _strategy_settings(strategy, strategy_options, seed=None):
 
 
 def _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective, objective_higher_is_better,
-              objectives, seed, verbose, quiet, metrics, store="", transfer=()):
+              objectives, seed, verbose, quiet, metrics, store="", transfer=(), wisdom=""):
     if cache is None:
         raise ValueError("simulation_mode needs a cache file (cache=...) to replay")
     path = live.path_argument(cache, "cache")
@@ -230,7 +230,7 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     derived, computed = _split_metrics(metrics, objective_names)
     texts, keep = _restrictions(restrictions, tune_params)
     out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep, seed,
-                          None, strategy_object, store, list(transfer))
+                          None, strategy_object, store, list(transfer), wisdom)
     _refuse_an_empty_space(out, restrictions, tune_params, path)
     return _finish(out, computed, objective_names, verbose, quiet, live_run=False)
 
@@ -281,7 +281,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                 compiler_options=None, defines=None, log=None, iterations=7, block_size_names=None, quiet=False,
                 strategy=None, strategy_options=None, cache=None, metrics=None, simulation_mode=False,
                 observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None,
-                compile_workers=0, devices=None, pending=0, store=None, transfer=None):
+                compile_workers=0, devices=None, pending=0, store=None, transfer=None, wisdom=None):
     """Kernel Tuner's tune_kernel: returns ``(results, env)``, a list of result dicts and the environment.
 
     Live (OpenCL, C/C++ and CUDA kernels, each configuration compiled, verified and benchmarked in a worker process),
@@ -294,13 +294,16 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     default: the environment's ``KTUNE_STORE``), resumed from and recorded into, shared with ``ktune tune --store``.
     ``transfer`` (ktune's own): results of this kernel measured elsewhere (Kernel Tuner caches, T4 files, results
     stores; a path or a list of paths) that the search starts from (docs/transfer.md), as ``ktune tune --transfer``.
+    ``wisdom`` (ktune's own): a wisdom file the winner is added to for the application's runtime
+    (docs/integration.md), as ``ktune tune --wisdom``.
     """
     store_path = _store_path(store)
     transfer_paths = _transfer_paths(transfer)
+    wisdom_path = "" if wisdom is None else live.path_argument(wisdom, "wisdom")
     if simulation_mode:
         return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
                          objective_higher_is_better, objectives, seed, verbose, quiet, metrics, store_path,
-                         transfer_paths)
+                         transfer_paths, wisdom_path)
     _refuse_unsupported(smem_args=smem_args, cmem_args=cmem_args, texmem_args=texmem_args)
     _check_tune_params(tune_params)
     for forbidden in ("grid_size_x", "grid_size_y", "grid_size_z", "time"):
@@ -326,7 +329,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                            live.output_check(arguments, answer, atol, verify, output_observers), cache_path, True,
                            strategy, settings, max_fevals, time_limit, objective_texts, texts, keep, seed, printer,
                            strategy_object, _integer(compile_workers, "compile_workers", 0, 2**16), device_list,
-                           all_devices, _integer(pending, "pending", 0, 2**16), store_path, transfer_paths)
+                           all_devices, _integer(pending, "pending", 0, 2**16), store_path, transfer_paths,
+                           wisdom_path)
     _refuse_an_empty_space(out, restrictions, tune_params, f"kernel {kernel_name}")
     return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
 

@@ -22,6 +22,7 @@
 
 #include "ktune/evaluation_record.hpp"
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/kernel_tuner_results_file.hpp"
 #include "ktune/io/output_file.hpp"
 #include "ktune/io/t4_results.hpp"
 #include "ktune/jobs/job_error.hpp"
@@ -388,6 +389,7 @@ struct CommonArguments {
   py::object strategy_object = py::none();
   std::string store;  // a results store (docs/store.md): resumed from and recorded into; "" none
   std::vector<std::string> transfer;  // transfer sources (docs/transfer.md); empty: none
+  std::string wisdom;  // a wisdom file the winner is added to (docs/integration.md); "" none
 };
 
 void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr<PythonErrors>& errors) {
@@ -406,6 +408,7 @@ void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr
   request.seed = a.seed;
   request.store_path = a.store;
   request.transfer = a.transfer;
+  request.wisdom_path = a.wisdom;
   if (!a.keep.is_none()) {
     // Called from the job, which runs without the GIL: every call takes it. A Python exception becomes the job's
     // refusal with Python's message, formatted while the GIL is held.
@@ -470,6 +473,8 @@ py::dict run_job(TuneRequest request, py::object on_result, const std::shared_pt
   }
   errors->raise_kept();
   for (const auto& warning : errors->metric_warnings()) messages.push_back(warning);
+  // The wisdom (the only output a Python request names): a failure is said, the results are returned all the same.
+  for (const auto& why : job->write_outputs(*outcome)) messages.push_back("the wisdom was not written: " + why);
   const bool interrupted = outcome->result.stop_reason == StopReason::interrupted;
   if (interrupted) clear_stop_request();  // the next run in this interpreter starts afresh
   const Problem& problem = job->space().problem();
@@ -801,6 +806,97 @@ py::dict tune_files(std::string problem_path, std::string simulate_path, std::st
 
 }  // namespace
 
+// kernel_tuner.integration (python/ktune/integration.py): the rules are the library's; documents cross as JSON text.
+// Bad input is a ValueError, as Kernel Tuner raises.
+template <typename Function>
+auto as_value_error(Function&& function) -> decltype(function()) {
+  try {
+    return function();
+  } catch (const io::InputError& e) {
+    throw py::value_error(e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw py::value_error(e.what());
+  }
+}
+
+io::KernelTunerResultsFile parse_results_text(const std::string& text, const std::string& where) {
+  nlohmann::ordered_json document;
+  try {
+    document = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw py::value_error(where + ": not valid JSON: " + e.what());
+  }
+  return io::parse_kernel_tuner_results(document, where);
+}
+
+void add_integration_functions(py::module_& m) {
+  m.def(
+      "integration_store_results",
+      [](const std::string& path, const std::string& kernel_name, std::optional<std::string> kernel_string,
+         std::vector<std::string> parameters, const std::string& problem_size, const std::string& results_json,
+         const std::string& device_name, double top, std::optional<std::string> objective,
+         std::optional<bool> higher_is_better) {
+        as_value_error([&] {
+          io::StoreResultsRequest request;
+          const io::KernelTunerObjective chosen = io::kernel_tuner_objective(objective, higher_is_better);
+          request.kernel_name = kernel_name;
+          request.kernel_string = std::move(kernel_string);
+          request.problem_size = problem_size;
+          request.device_name = device_name;
+          request.top = top;
+          request.objective = objective;
+          request.higher_is_better = higher_is_better;
+          request.results =
+              io::kernel_tuner_results_of(nlohmann::ordered_json::parse(results_json), chosen.name, parameters);
+          request.parameters = std::move(parameters);
+          io::store_results_file(path, request);
+        });
+      },
+      py::arg("results_filename"), py::arg("kernel_name"), py::arg("kernel_string"), py::arg("parameters"),
+      py::arg("problem_size"), py::arg("results_json"), py::arg("device_name"), py::arg("top"), py::arg("objective"),
+      py::arg("objective_higher_is_better"));
+  m.def(
+      "integration_read",
+      [](const std::string& text, const std::string& where) {
+        return as_value_error([&] {
+          const io::KernelTunerResultsFile file = parse_results_text(text, where);
+          nlohmann::ordered_json out = {{"kernel_name", file.kernel_name},
+                                        {"tunable_parameters", file.parameters},
+                                        {"objective", file.objective},
+                                        {"version_number", "1.0"},
+                                        {"objective_higher_is_better", file.higher_is_better},
+                                        {"kernel_string", file.kernel_string.value_or("")}};
+          nlohmann::ordered_json data = nlohmann::ordered_json::array();
+          for (const auto& e : file.entries) data.push_back(e.json);
+          return nlohmann::ordered_json{{"meta", std::move(out)}, {"data", std::move(data)}}.dump();
+        });
+      },
+      py::arg("text"), py::arg("where"));
+  m.def(
+      "integration_best_config",
+      [](const std::string& text, const std::string& where, const std::string& gpu_name,
+         std::optional<std::string> problem_size) {
+        return as_value_error(
+            [&] { return io::best_configuration(parse_results_text(text, where), gpu_name, problem_size).dump(); });
+      },
+      py::arg("text"), py::arg("where"), py::arg("gpu_name"), py::arg("problem_size"));
+  m.def(
+      "integration_device_targets",
+      [](const std::string& header_path, const std::string& results_path, std::optional<std::string> objective,
+         std::optional<bool> higher_is_better) {
+        as_value_error([&] {
+          const io::KernelTunerObjective chosen = io::kernel_tuner_objective(objective, higher_is_better);
+          const io::KernelTunerResultsFile file = io::read_kernel_tuner_results_file(results_path);
+          if (objective && chosen.name != file.objective)
+            throw py::value_error("Mismatch between given objective '" + chosen.name + "' and results file " +
+                                  results_path + " ('" + file.objective + "')");
+          io::write_file_atomically(header_path, io::device_targets_header(file));
+        });
+      },
+      py::arg("header_filename"), py::arg("results_filename"), py::arg("objective"),
+      py::arg("objective_higher_is_better"));
+}
+
 PYBIND11_MODULE(_ktune, m) {
   m.doc() = "ktune's native core (use the ktune package, not this module)";
   m.attr("__version__") = std::string(kVersionString);
@@ -822,7 +918,8 @@ PYBIND11_MODULE(_ktune, m) {
                          std::uint64_t seed, py::object on_result, py::object strategy_object) {
     return CommonArguments{std::move(strategy),   std::move(settings),     max_fevals,      time_limit,
                            std::move(objectives), std::move(restrictions), std::move(keep), seed,
-                           std::move(on_result),  std::move(strategy_object), std::string(), {}};
+                           std::move(on_result),  std::move(strategy_object), std::string(), {},
+                           std::string()};
   };
   m.def(
       "simulate",
@@ -830,18 +927,20 @@ PYBIND11_MODULE(_ktune, m) {
                std::optional<std::uint64_t> max_fevals, std::optional<double> time_limit,
                std::vector<std::string> objectives, std::vector<std::string> restrictions,
                std::vector<std::string> derived, py::object keep, std::uint64_t seed, py::object on_result,
-               py::object strategy_object, std::string store, std::vector<std::string> transfer) {
+               py::object strategy_object, std::string store, std::vector<std::string> transfer,
+               std::string wisdom) {
         auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
                                 std::move(objectives), std::move(restrictions), std::move(keep), seed,
                                 std::move(on_result), std::move(strategy_object));
         arguments.store = std::move(store);
         arguments.transfer = std::move(transfer);
+        arguments.wisdom = std::move(wisdom);
         return simulate(std::move(cache_path), std::move(derived), arguments);
       },
       py::arg("cache_path"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
       py::arg("objectives"), py::arg("restrictions"), py::arg("derived"), py::arg("keep"), py::arg("seed"),
       py::arg("on_result") = py::none(), py::arg("strategy_object") = py::none(), py::arg("store") = "",
-      py::arg("transfer") = std::vector<std::string>{},
+      py::arg("transfer") = std::vector<std::string>{}, py::arg("wisdom") = "",
       "Replays a brute-forced Kernel Tuner cache or T4 file with a strategy. Returns {parameters, results, env, "
       "best, pareto_front, messages}.");
   m.def(
@@ -852,12 +951,13 @@ PYBIND11_MODULE(_ktune, m) {
                std::vector<std::string> objectives, std::vector<std::string> restrictions, py::object keep,
                std::uint64_t seed, py::object on_result, py::object strategy_object, std::size_t compile_workers,
                std::vector<int> devices, bool all_devices, std::size_t pending, std::string store,
-               std::vector<std::string> transfer) {
+               std::vector<std::string> transfer, std::string wisdom) {
         auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
                                 std::move(objectives), std::move(restrictions), std::move(keep), seed,
                                 std::move(on_result), std::move(strategy_object));
         arguments.store = std::move(store);
         arguments.transfer = std::move(transfer);
+        arguments.wisdom = std::move(wisdom);
         return tune_live(name, tune_params, kernel, std::move(verify), cache_path, isolate, arguments,
                          compile_workers, std::move(devices), all_devices, pending);
       },
@@ -866,7 +966,7 @@ PYBIND11_MODULE(_ktune, m) {
       py::arg("objectives"), py::arg("restrictions"), py::arg("keep"), py::arg("seed"), py::arg("on_result") = py::none(),
       py::arg("strategy_object") = py::none(), py::arg("compile_workers") = 0,
       py::arg("devices") = std::vector<int>{}, py::arg("all_devices") = false, py::arg("pending") = 0,
-      py::arg("store") = "", py::arg("transfer") = std::vector<std::string>{},
+      py::arg("store") = "", py::arg("transfer") = std::vector<std::string>{}, py::arg("wisdom") = "",
       "Tunes a kernel given in memory, live. Returns what simulate returns.");
 
   m.def("write_t4", &write_t4, py::arg("path"), py::arg("tune_params"), py::arg("results"), py::arg("objectives"),
@@ -973,6 +1073,7 @@ PYBIND11_MODULE(_ktune, m) {
       },
       py::arg("max_fevals"), py::arg("time_limit"),
       "The strategy a run without one uses: auto with a budget, else brute_force.");
+  add_integration_functions(m);
   m.def("strategy_names", [] {
     std::vector<std::string> names;
     for (const auto& info : strategy_registry()) names.push_back(info.name);

@@ -1,11 +1,13 @@
 #include "ktune/jobs/tune_job.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <unordered_map>
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -25,8 +27,10 @@
 #include "ktune/io/t1_reader.hpp"
 #include "ktune/jobs/cache_recorder.hpp"
 #include "ktune/live/kernel_specification.hpp"
+#include "ktune/live/launch_planner.hpp"
 #include "ktune/live/live_evaluator.hpp"
 #include "ktune/multiobjective/trace_front.hpp"
+#include "ktune/runtime/wisdom.hpp"
 #include "ktune/store/store_recorder.hpp"
 #include "ktune/tuning/concurrent_evaluator.hpp"
 #include "ktune/tuning/console_reporter.hpp"
@@ -230,6 +234,24 @@ nlohmann::json live_provenance(const live::KernelSpecification& spec) {
                       {"compiler_options", spec.compiler_options}};
   if (!compiler.empty()) p["compiler"] = compiler;
   return p;
+}
+
+// A wisdom entry's problem size from the run's (a number or a list of numbers, as a cache writes it).
+runtime::ProblemSize wisdom_problem_size(const nlohmann::json& size) {
+  if (size.is_null()) throw std::invalid_argument("the run has none");
+  runtime::ProblemSize out;
+  for (const auto& d : size.is_array() ? size : nlohmann::json::array({size})) {
+    if (!d.is_number_integer() || d.get<std::int64_t>() < 1) throw std::invalid_argument("not a positive integer");
+    out.push_back(d.get<std::int64_t>());
+  }
+  if (out.empty() || out.size() > 3) throw std::invalid_argument("1 to 3 dimensions");
+  return out;
+}
+
+// When the wisdom was written: UTC, ISO 8601.
+std::string wisdom_date() {
+  const auto now = std::chrono::system_clock::now();
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(now)));
 }
 
 }  // namespace
@@ -615,9 +637,11 @@ void TuneJob::State::check_outputs() const {
                                  {{"--cache", request.cache_path},
                                   {"--store", request.store_path},
                                   {"--output", request.output_path},
-                                  {"--csv", request.csv_path}});
+                                  {"--csv", request.csv_path},
+                                  {"--wisdom", request.wisdom_path}});
     if (!request.output_path.empty()) io::check_output_path(request.output_path, "--output");
     if (!request.csv_path.empty()) io::check_output_path(request.csv_path, "--csv");
+    if (!request.wisdom_path.empty()) io::check_output_path(request.wisdom_path, "--wisdom");
     if (!request.cache_path.empty()) io::check_output_path(request.cache_path, "--cache");
     if (!request.store_path.empty()) io::check_output_path(request.store_path, "--store");
   } catch (const io::InputError& e) {
@@ -633,6 +657,8 @@ TuneJob::TuneJob(TuneRequest request) : state_(std::make_unique<State>()) {
   s.open_inputs();
   s.apply_live_overrides();
   s.resolve_objectives();
+  if (!s.request.wisdom_path.empty() && s.objectives.size() != 1)
+    refuse_request("--wisdom is for one objective (a wisdom entry is the best of one)");
   s.derive_measurements();
   if (s.request.isolate_strategy && s.request.pending_evaluations > 0)
     refuse_request("--pending does not go with --isolate (the isolated strategy would take estimates for measurements)");
@@ -774,6 +800,77 @@ void TuneJob::write_csv(const std::string& path, const TuneOutcome& outcome) con
       path, [&](std::ostream& out) { io::write_results_csv(out, s.space->problem(), outcome.records, s.names); });
 }
 
+void TuneJob::write_wisdom(const std::string& path, const TuneOutcome& outcome) const {
+  const State& s = *state_;
+  const Objective& objective = s.objectives.front();
+  const auto fail = [&](const std::string& why) { throw io::InputError(path, "", "--wisdom: " + why); };
+  if (!outcome.best) fail("the run has no successful result to add");
+  const EvaluationRecord& winner = outcome.records.at(*outcome.best);
+  const std::optional<double> value = winner.objective(objective.name);
+  if (!value) fail("the best result has no value of " + objective.name);
+  runtime::WisdomEntry entry;
+  try {
+    entry.problem_size = wisdom_problem_size(s.problem_size);
+  } catch (const std::invalid_argument& e) {
+    fail(fmt::format("the run's problem size {} is not 1 to 3 positive integers ({})", s.problem_size.dump(),
+                     e.what()));
+  }
+  // The application's runtime selects by the name the backend reports (CL_DEVICE_NAME, the CPU's model name).
+  entry.device = s.probed ? s.probed->name : s.evaluator->device_name();
+  if (entry.device.empty()) fail("the run names no device (a cache without device_name)");
+  entry.objective = objective.name;
+  entry.higher_is_better = objective.higher_is_better;
+  entry.value = *value;
+  const Problem& problem = s.space->problem();
+  std::vector<std::string> parameters, defaults;
+  for (std::size_t p = 0; p < problem.parameters.size(); ++p) {
+    parameters.push_back(problem.parameters[p].name);
+    entry.values.push_back(live::LaunchPlanner::c_literal(winner.config.at(p)));
+  }
+  if (s.spec && s.spec->verification.kind == live::Verification::Kind::configuration) {
+    for (const auto& name : parameters) {
+      const auto it = s.spec->verification.configuration.find(name);
+      if (it == s.spec->verification.configuration.end()) break;
+      defaults.push_back(live::LaunchPlanner::c_literal(it->second));
+    }
+    if (defaults.size() != parameters.size()) defaults.clear();
+  }
+  auto& provenance = entry.provenance;
+  provenance["source"] = s.live() ? "ktune tune (live)" : "ktune tune --simulate " + s.request.simulate_path;
+  provenance["ktune_version"] = kVersionString;
+  provenance["date"] = wisdom_date();
+  provenance["strategy"] = s.request.strategy;
+  provenance["seed"] = std::to_string(s.request.seed);
+  provenance["evaluations"] = std::to_string(outcome.records.size());
+  if (!winner.timestamp.empty()) provenance["measured"] = winner.timestamp;
+  if (s.probed) {
+    if (!s.probed->platform.empty()) provenance["platform"] = s.probed->platform;
+    for (const auto& [key, text] : s.probed->properties) provenance["device_" + key] = text;
+  }
+  if (s.spec) {
+    const nlohmann::json build = live_provenance(*s.spec);  // kept alive: items() only refers to it
+    for (const auto& [key, item] : build.items()) {
+      if (item.is_array()) {
+        std::string joined;
+        for (const auto& part : item)
+          joined += (joined.empty() ? "" : " ") + (part.is_string() ? part.get<std::string>() : part.dump());
+        provenance[key] = joined;
+      } else {
+        provenance[key] = item.is_string() ? item.get<std::string>() : item.dump();
+      }
+    }
+  }
+  const std::string kernel = s.evaluator->kernel_name().empty() ? problem.name : s.evaluator->kernel_name();
+  try {
+    runtime::Wisdom::update(path, [&](runtime::Wisdom& wisdom) {
+      wisdom.declare(kernel, parameters, defaults);
+      wisdom.add(kernel, std::move(entry));
+    });
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
+}
+
 std::vector<std::string> TuneJob::write_outputs(const TuneOutcome& outcome) const {
   std::vector<std::string> failures;
   const auto attempt = [&](const std::string& path, void (TuneJob::*write)(const std::string&, const TuneOutcome&) const) {
@@ -786,6 +883,7 @@ std::vector<std::string> TuneJob::write_outputs(const TuneOutcome& outcome) cons
   };
   attempt(state_->request.output_path, &TuneJob::write_t4);
   attempt(state_->request.csv_path, &TuneJob::write_csv);
+  attempt(state_->request.wisdom_path, &TuneJob::write_wisdom);
   return failures;
 }
 

@@ -10,6 +10,7 @@
 #include "ktune/runtime/wisdom.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -248,7 +249,7 @@ WisdomKernel& Wisdom::declare(std::string_view kernel, std::span<const std::stri
   return added;
 }
 
-void Wisdom::add(std::string_view kernel, WisdomEntry entry) {
+bool Wisdom::add(std::string_view kernel, WisdomEntry entry) {
   const std::ptrdiff_t k = state_->index_of(kernel);
   if (k < 0) throw std::invalid_argument("kernel '" + std::string(kernel) + "' is not declared in the wisdom");
   WisdomKernel& known = state_->kernels[static_cast<std::size_t>(k)];
@@ -262,9 +263,10 @@ void Wisdom::add(std::string_view kernel, WisdomEntry entry) {
   for (WisdomEntry& old : known.entries)
     if (old.device == entry.device && same_size(old.problem_size, entry.problem_size)) {
       old = std::move(entry);
-      return;
+      return true;
     }
   known.entries.push_back(std::move(entry));
+  return false;
 }
 
 void Wisdom::merge(const Wisdom& other) {
@@ -505,6 +507,22 @@ void Wisdom::save(const std::string& path) const {
     ::fsync(dir);
     ::close(dir);
   }
+}
+
+void Wisdom::update(const std::string& path, const std::function<void(Wisdom&)>& change) {
+  const std::string lock_path = path + ".lock";
+  const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0) throw WisdomError(path + ": cannot lock the wisdom file (" + lock_path + ": " + std::strerror(errno) + ")");
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }  // closing releases the lock
+  } unlock{lock};
+  while (::flock(lock, LOCK_EX) != 0)
+    if (errno != EINTR) throw WisdomError(path + ": cannot lock the wisdom file (" + std::strerror(errno) + ")");
+  Wisdom wisdom;
+  if (::access(path.c_str(), F_OK) == 0) wisdom = load(path);
+  change(wisdom);
+  wisdom.save(path);
 }
 
 std::shared_ptr<const Wisdom> wisdom_from_environment() {

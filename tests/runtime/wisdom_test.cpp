@@ -2,6 +2,8 @@
 #include "ktune/runtime/wisdom.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -184,6 +186,48 @@ TEST(WisdomFile, SaveReplacesAtomicallyAndLoads) {
   const ProblemSize size{1024};
   EXPECT_EQ(loaded.select("vector_add", "NVIDIA GeForce RTX 3090", size).rule, SelectionRule::exact);
   std::filesystem::remove(path);
+}
+
+TEST(WisdomFile, ConcurrentUpdatesFromSeveralProcessesLoseNothing) {
+  const auto path = (std::filesystem::temp_directory_path() / ("ktune-wisdom-concurrent-" + std::to_string(::getpid())))
+                        .string();
+  std::filesystem::remove(path);
+  constexpr int kProcesses = 4, kEntries = 25;
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcesses; ++p) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      int status = 0;
+      try {
+        for (int e = 0; e < kEntries; ++e)
+          Wisdom::update(path, [&](Wisdom& w) {
+            w.declare("k", std::vector<std::string>{"x"});
+            w.add("k", entry("device " + std::to_string(p), {e + 1}, {std::to_string(e)}));
+          });
+      } catch (...) {
+        status = 1;
+      }
+      ::_exit(status);
+    }
+    children.push_back(child);
+  }
+  for (const pid_t child : children) {
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  const Wisdom w = Wisdom::load(path);
+  ASSERT_NE(w.find("k"), nullptr);
+  EXPECT_EQ(w.find("k")->entries.size(), static_cast<std::size_t>(kProcesses * kEntries));
+  // A change that throws leaves the file as it was.
+  EXPECT_THROW(Wisdom::update(path, [](Wisdom& x) {
+                 x.declare("other", std::vector<std::string>{"y"});
+                 throw std::runtime_error("changed my mind");
+               }),
+               std::runtime_error);
+  EXPECT_EQ(Wisdom::load(path).find("other"), nullptr);
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".lock");
 }
 
 TEST(WisdomFile, ErrorsNameTheFileAndLine) {

@@ -114,6 +114,11 @@ struct TuneRequest {
   // checked before anything is measured: missing folders are created, an unwritable place or an output that names
   // an input or another output is refused at once.
   std::string output_path, csv_path;
+  // A wisdom file (runtime/wisdom.hpp, docs/integration.md), created if absent: write_outputs() adds the winner for
+  // this kernel, device (as the backend reports it) and problem size, replacing an older entry of the same. The
+  // kernel is declared with its parameters and, as its default, the T1 ReferenceConfiguration if there is one. One
+  // objective only. Empty: none.
+  std::string wisdom_path;
   // The strategy in a worker process (IsolatedStrategy) with this limit on its own time: a crash, hang or exception
   // ends the run with stop reason "strategy failed" and keeps what was evaluated.
   bool isolate_strategy = false;
@@ -174,7 +179,10 @@ class TuneJob {
   // io::InputError when the file cannot be written (the previous file is then unchanged).
   void write_t4(const std::string& path, const TuneOutcome& outcome) const;
   void write_csv(const std::string& path, const TuneOutcome& outcome) const;
-  // The request's output_path and csv_path: each is attempted whatever happened to the other. Returns why each
+  // Adds the winner to the wisdom file `path` (request.wisdom_path), written atomically; throws io::InputError
+  // naming the file (a run without a successful result or a problem size, a wisdom file that is not one).
+  void write_wisdom(const std::string& path, const TuneOutcome& outcome) const;
+  // The request's output_path, csv_path and wisdom_path: each is attempted whatever happened to the other. Returns why each
   // failed one failed (empty: all written).
   std::vector<std::string> write_outputs(const TuneOutcome& outcome) const;
 

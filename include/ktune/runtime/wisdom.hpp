@@ -8,6 +8,7 @@
 // tuned problem size (distance on a log scale per dimension); a device of the same family (device_family()) at the
 // nearest size; any device at the nearest size; the kernel's default configuration.
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
@@ -97,14 +98,18 @@ class Wisdom {
   void write(std::ostream& out) const;
   // write() to a temporary file beside `path`, flushed and renamed over it: a reader never sees half a file.
   void save(const std::string& path) const;
+  // Read-modify-write of a wisdom file under an exclusive lock (PATH.lock), so that several processes adding to one
+  // file lose nothing: loads it (an absent file is empty wisdom), applies `change`, saves. What `change` throws
+  // passes through and leaves the file as it was.
+  static void update(const std::string& path, const std::function<void(Wisdom&)>& change);
 
   // Declares a kernel or checks it against its earlier declaration (same parameters in the same order, or
   // WisdomError); a non-empty default replaces the earlier one. Returns the kernel.
   WisdomKernel& declare(std::string_view kernel, std::span<const std::string> parameters,
                         std::span<const std::string> default_values = {});
   // Adds a tuned entry for a declared kernel; one with the same device and problem size is replaced (the newer one
-  // wins). std::invalid_argument for an unknown kernel or a wrong number of values.
-  void add(std::string_view kernel, WisdomEntry entry);
+  // wins): returns true then. std::invalid_argument for an unknown kernel or a wrong number of values.
+  bool add(std::string_view kernel, WisdomEntry entry);
   // Every entry of `other` (declaring its kernels), as add() does.
   void merge(const Wisdom& other);
 
