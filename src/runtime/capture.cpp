@@ -1,5 +1,6 @@
 #include "ktune/runtime/capture.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>

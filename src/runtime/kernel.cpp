@@ -51,7 +51,7 @@ struct Kernel::State {
   std::string source;
   bool source_loaded = false;
   std::map<ProblemSize, Choice> choices;
-  const Choice* last = nullptr;
+  Choice* last = nullptr;
   std::map<std::string, std::unique_ptr<CompiledKernel>> compiled;
   std::function<void(std::string_view)> log = default_log();
   std::string capture_dir;  // "" unless capturing
@@ -144,6 +144,32 @@ struct Kernel::State {
     return c;
   }
 
+  // The definition's default configuration at a problem size (capture's reference).
+  Choice default_choice(std::span<const std::int64_t> size) const {
+    Choice c;
+    c.problem_size.assign(size.begin(), size.end());
+    c.values = def.default_values();
+    c.description = "the definition's default";
+    fill_launch(c);
+    return c;
+  }
+
+  // The remembered choice of a problem size (made at its first launch).
+  Choice& choice_for(std::span<const std::int64_t> size) {
+    if (last && std::equal(size.begin(), size.end(), last->problem_size.begin(), last->problem_size.end()))
+      return *last;
+    if (size.empty() || size.size() > 3)
+      throw std::invalid_argument("kernel '" + def.name() + "': a problem size has 1 to 3 dimensions");
+    ProblemSize key(size.begin(), size.end());
+    auto it = choices.find(key);
+    if (it == choices.end()) {
+      it = choices.emplace(key, make_choice(size)).first;
+      if (log) log(def.name() + " on " + device_name + " at " + format_problem_size(key) + ": " + it->second.description);
+    }
+    last = &it->second;
+    return it->second;
+  }
+
   CompiledKernel& compile(Choice& c) {
     if (c.compiled) return *c.compiled;
     std::string key;
@@ -183,38 +209,19 @@ Kernel::~Kernel() = default;
 Kernel::Kernel(Kernel&&) noexcept = default;
 Kernel& Kernel::operator=(Kernel&&) noexcept = default;
 
-const Choice& Kernel::choose(std::span<const std::int64_t> problem_size) {
-  State& s = *state_;
-  if (s.last && std::equal(problem_size.begin(), problem_size.end(), s.last->problem_size.begin(),
-                           s.last->problem_size.end()))
-    return *s.last;
-  if (problem_size.empty() || problem_size.size() > 3)
-    throw std::invalid_argument("kernel '" + s.def.name() + "': a problem size has 1 to 3 dimensions");
-  ProblemSize key(problem_size.begin(), problem_size.end());
-  auto it = s.choices.find(key);
-  if (it == s.choices.end()) {
-    it = s.choices.emplace(key, s.make_choice(problem_size)).first;
-    if (s.log) s.log(s.def.name() + " on " + s.device_name + " at " + format_problem_size(key) + ": " +
-                     it->second.description);
-  }
-  s.last = &it->second;
-  return it->second;
-}
+const Choice& Kernel::choose(std::span<const std::int64_t> problem_size) { return state_->choice_for(problem_size); }
 
 void Kernel::launch_erased(std::span<const std::int64_t> problem_size, std::span<const Argument> arguments,
                            const CppCall& call) {
   State& s = *state_;
-  Choice& c = const_cast<Choice&>(choose(problem_size));
+  Choice& c = s.choice_for(problem_size);
   if (s.device->backend() == "cpp")
     for (const Argument& a : arguments)
       if (a.kind == Argument::Kind::device_buffer)
         throw std::invalid_argument("kernel '" + s.def.name() + "': a cpp kernel takes host arrays, not device buffers");
   if (!s.capture_dir.empty() && !s.captured.count(c.problem_size)) {
     // The default configuration's outputs are the reference: it is compiled and run on copies of the inputs.
-    Choice reference = s.make_choice(problem_size);
-    reference.values = s.def.default_values();
-    reference.rule = SelectionRule::none;
-    s.fill_launch(reference);
+    Choice reference = s.default_choice(problem_size);
     CaptureRequest request{s.def,          *s.device,      s.kernel_source(), reference, s.compile(reference),
                            arguments,      call,           s.capture_dir,     s.captured.empty()};
     const std::string written = write_capture(request);
