@@ -10,7 +10,9 @@ BUILD=${1:?build directory}
 SECONDS_PER_TARGET=${2:?seconds per target}
 shift 2
 TARGETS=("$@")
-if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(expression solver t1 kernel_tuner_cache t4_results lenient_json results_csv); fi
+if [ ${#TARGETS[@]} -eq 0 ]; then
+  TARGETS=(expression solver t1 kernel_tuner_cache t4_results lenient_json results_csv wisdom kernel_tuner_results)
+fi
 WORK=${FUZZ_WORK:-$BUILD/fuzz-work}
 mkdir -p "$WORK"
 SUMMARY="$WORK/summary.txt"

@@ -60,3 +60,8 @@ int ktune_fuzz_t4_results(const std::uint8_t* data, std::size_t size);
 int ktune_fuzz_lenient_json(const std::uint8_t* data, std::size_t size);
 // A results CSV (parse_results_csv), writing what was read a fixed point.
 int ktune_fuzz_results_csv(const std::uint8_t* data, std::size_t size);
+// A wisdom file (runtime::Wisdom::parse), with the write/parse round trip and select() on what was read.
+int ktune_fuzz_wisdom(const std::uint8_t* data, std::size_t size);
+// A Kernel Tuner results file (read_kernel_tuner_results_file), writing what was read a fixed point, and
+// best_configuration / device_targets_header on it.
+int ktune_fuzz_kernel_tuner_results(const std::uint8_t* data, std::size_t size);

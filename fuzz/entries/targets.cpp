@@ -27,6 +27,8 @@ constexpr Target kTargets[] = {
     {"t4_results", ktune_fuzz_t4_results},
     {"lenient_json", ktune_fuzz_lenient_json},
     {"results_csv", ktune_fuzz_results_csv},
+    {"wisdom", ktune_fuzz_wisdom},
+    {"kernel_tuner_results", ktune_fuzz_kernel_tuner_results},
 };
 }  // namespace
 

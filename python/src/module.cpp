@@ -820,13 +820,7 @@ auto as_value_error(Function&& function) -> decltype(function()) {
 }
 
 io::KernelTunerResultsFile parse_results_text(const std::string& text, const std::string& where) {
-  nlohmann::ordered_json document;
-  try {
-    document = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw py::value_error(where + ": not valid JSON: " + e.what());
-  }
-  return io::parse_kernel_tuner_results(document, where);
+  return io::parse_kernel_tuner_results_text(text, where);
 }
 
 void add_integration_functions(py::module_& m) {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ktune/io/input_error.hpp"
+#include "ktune/io/json_file.hpp"
 #include "ktune/io/json_value.hpp"
 #include "ktune/io/output_file.hpp"
 #include "ktune/live/launch_planner.hpp"
@@ -257,16 +258,12 @@ KernelTunerResultsFile parse_kernel_tuner_results(const ordered_json& document, 
   return file;
 }
 
+KernelTunerResultsFile parse_kernel_tuner_results_text(const std::string& text, const std::string& where) {
+  return parse_kernel_tuner_results(parse_ordered_json_text(text, where), where);
+}
+
 KernelTunerResultsFile read_kernel_tuner_results_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read the results file");
-  ordered_json document;
-  try {
-    document = ordered_json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path, "", fmt::format("not valid JSON: {}", e.what()));
-  }
-  return parse_kernel_tuner_results(document, path);
+  return parse_kernel_tuner_results_text(read_file_text(path), path);
 }
 
 std::string kernel_tuner_results_text(const KernelTunerResultsFile& file) {

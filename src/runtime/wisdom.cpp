@@ -311,6 +311,10 @@ Wisdom::State::Answer Wisdom::State::compute(std::string_view kernel, std::strin
   const auto same_device = [&](const WisdomEntry& e) {
     return e.device == device || normalised_device_name(e.device) == normalised;
   };
+  // Exact first: sizes beyond 2^53 can be equally near on a log scale without being equal.
+  for (std::size_t e = 0; e < K.entries.size(); ++e)
+    if (same_device(K.entries[e]) && same_size(K.entries[e].problem_size, size))
+      return {SelectionRule::exact, k, static_cast<std::ptrdiff_t>(e)};
   if (const std::ptrdiff_t e = nearest(same_device); e >= 0) {
     const bool exact = same_size(K.entries[static_cast<std::size_t>(e)].problem_size, size);
     return {exact ? SelectionRule::exact : SelectionRule::nearest_problem_size, k, e};
@@ -325,10 +329,12 @@ Wisdom::State::Answer Wisdom::State::compute(std::string_view kernel, std::strin
 
 Selection Wisdom::select(std::string_view kernel, std::string_view device,
                          std::span<const std::int64_t> problem_size) const {
+  // The key: both names with their lengths first (names may hold any byte, NUL included), then the size.
   std::string key;
-  key.reserve(kernel.size() + device.size() + 2 + problem_size.size() * 8);
-  key.append(kernel).push_back('\0');
-  key.append(device).push_back('\0');
+  key.reserve(kernel.size() + device.size() + 16 + problem_size.size() * 8);
+  for (const std::size_t length : {kernel.size(), device.size()})
+    key.append(reinterpret_cast<const char*>(&length), sizeof length);
+  key.append(kernel).append(device);
   for (const std::int64_t n : problem_size)
     key.append(reinterpret_cast<const char*>(&n), sizeof n);
   State::Answer answer;

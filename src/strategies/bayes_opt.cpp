@@ -286,7 +286,7 @@ class Search {
     if (!s_.prior.empty()) {
       predict_with_prior();
       // Which model proposes: the one whose predictions of the configurations measured lately were better.
-      mu_ = prior_error_ > kPlainMargin * plain_error_ ? mu_plain_ : mu_prior_;
+      mu_ = scored_ >= kMinScored && prior_error_ > kPlainMargin * plain_error_ ? mu_plain_ : mu_prior_;
     } else {
       gp_.predict(y_, mu_, sigma_);
     }
@@ -350,9 +350,11 @@ class Search {
   // best region wrongly; the regression on them then keeps the search where the sources' best were (reduction on
   // PoCL at 4M elements from 16M: the sources' best are 1.1-1.3x the target's, whose best ranks 79th there). So both
   // models predict every proposal, and each measurement scores them (squared error, each earlier one discounted by
-  // kErrorDiscount): the prior's model proposes unless the plain GP's error is kPlainMargin times smaller.
-  // (Chosen on the leave-one-out spaces of docs/transfer.md: margins 1, 1.5, 2 and discounts 0.6, 0.8 tried.)
+  // kErrorDiscount): the prior's model proposes unless, after kMinScored measurements, the plain GP's error is
+  // kPlainMargin times smaller. (Chosen on the leave-one-out spaces of docs/transfer.md: margins 1, 1.5, 2, discounts
+  // 0.6, 0.8, 0.9, 0.95 and at least 0, 3, 5 measurements tried.)
   static constexpr double kPlainMargin = 1.5, kErrorDiscount = 0.8;
+  static constexpr int kMinScored = 3;
   void remember_prediction(std::size_t slot) {
     if (s_.prior.empty()) return;
     pending_.push_back({pool_[slot], mu_prior_[slot], mu_plain_[slot], y_mean_, y_scale_});
@@ -364,6 +366,7 @@ class Search {
       const Pending p = pending_[i];
       pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
       const double y = (value(raw_.size() - 1) - p.mean) / p.scale;
+      ++scored_;
       prior_error_ = kErrorDiscount * prior_error_ + (y - p.with_prior) * (y - p.with_prior);
       plain_error_ = kErrorDiscount * plain_error_ + (y - p.plain) * (y - p.plain);
       return;
@@ -503,6 +506,7 @@ class Search {
   };
   std::vector<double> mu_prior_, mu_plain_, sigma_plain_;
   double y_mean_ = 0, y_scale_ = 1, prior_error_ = 0, plain_error_ = 0;
+  int scored_ = 0;  // measurements of proposals that scored both models
   std::vector<Pending> pending_;
   std::vector<AfState> afs_;
 };

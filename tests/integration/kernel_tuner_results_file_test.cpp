@@ -269,10 +269,12 @@ TEST(KernelTunerResultsFile, BadFilesAreRefusedNamingTheFileAndTheEntry) {
   EXPECT_CONTAINS(read("text_objective.json", head + R"({"device_name": "D", "problem_size": "1",
                   "tunable_parameters": {"a": 1}, "time": "fast"}]})"),
                   "the objective 'time' is \"fast\", not a number");
-  EXPECT_CONTAINS(read("broken.json", head), "not valid JSON");
+  EXPECT_CONTAINS(read("broken.json", head), "invalid JSON at byte");
+  EXPECT_CONTAINS(read("deep.json", std::string(100000, '[')), "nesting");
+  EXPECT_CONTAINS(read("huge_number.json", R"({"version_number": 1e400})"), "1e400");
   EXPECT_CONTAINS(
       error_of<ktune::io::InputError>([] { ktune::io::read_kernel_tuner_results_file("/nonexistent.json"); }),
-      "/nonexistent.json: cannot read");
+      "/nonexistent.json: cannot open file");
 }
 
 }  // namespace

@@ -62,6 +62,9 @@ bool is_kernel_tuner_results(const nlohmann::json& document);
 // has device_name, problem_size, tunable_parameters with every parameter, and a numeric objective). Throws
 // InputError naming `where` and the entry (counted from 1).
 KernelTunerResultsFile parse_kernel_tuner_results(const nlohmann::ordered_json& document, const std::string& where);
+// The same from the file's text: invalid JSON (with its byte, line and column), nesting deeper than kMaxJsonDepth,
+// a NUL byte or a number beyond a double's range is an InputError naming `where`, like every JSON reader's.
+KernelTunerResultsFile parse_kernel_tuner_results_text(const std::string& text, const std::string& where);
 KernelTunerResultsFile read_kernel_tuner_results_file(const std::string& path);
 
 // The file's text, byte for byte what Kernel Tuner writes for the same content.
