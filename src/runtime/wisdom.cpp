@@ -449,6 +449,10 @@ Wisdom Wisdom::load(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw WisdomError(path + ": cannot read the wisdom file");
+  // The runtime reads no SQLite: a results store becomes wisdom through the tuner.
+  if (text.str().starts_with(std::string_view("SQLite format 3\0", 16)))
+    throw WisdomError(path + ": a results store, not wisdom: make wisdom of it with `ktune export " + path +
+                      " --wisdom FILE`");
   return parse(text.str(), path);
 }
 

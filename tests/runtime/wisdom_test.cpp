@@ -258,6 +258,17 @@ TEST(WisdomFile, ErrorsNameTheFileAndLine) {
   EXPECT_NE(message("ktune-wisdom\t1\nkernel\tk\\").find("backslash ends the line"), std::string::npos);
   EXPECT_NE(message("ktune-wisdom\t1\nsomething\tk\n").find("unknown record 'something'"), std::string::npos);
   EXPECT_THROW(Wisdom::load("/nonexistent/ktune.wisdom"), WisdomError);
+  const auto store = std::filesystem::temp_directory_path() / ("ktune-wisdom-store-" + std::to_string(::getpid()));
+  std::ofstream(store, std::ios::binary) << std::string("SQLite format 3\0", 16) << "rest of a database";
+  try {
+    Wisdom::load(store.string());
+    ADD_FAILURE() << "a store loaded as wisdom";
+  } catch (const WisdomError& e) {
+    EXPECT_NE(std::string(e.what()).find("a results store, not wisdom: make wisdom of it with `ktune export"),
+              std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove(store);
 }
 
 TEST(WisdomFile, DeclaringOtherParametersIsAnError) {
