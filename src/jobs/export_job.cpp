@@ -1,7 +1,6 @@
 #include "ktune/jobs/export_job.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -51,14 +50,6 @@ struct SourceGroup {
   std::size_t evaluations = 0;          // every record, failed ones too
 };
 
-constexpr char kSqliteMagic[] = "SQLite format 3";  // the first 16 bytes of every database, with the NUL
-
-bool is_store(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[16] = {};
-  in.read(head, sizeof head);
-  return in.gcount() == sizeof head && std::memcmp(head, kSqliteMagic, sizeof head) == 0;
-}
 
 // A Kernel Tuner results file names its version near the top; caches and T4 files never do.
 bool looks_like_kernel_tuner_results(const std::string& path) {
@@ -324,7 +315,7 @@ std::vector<SourceGroup> read_all(const ExportRequest& request, const ExportMess
   for (const auto& path : request.results_paths) {
     if (!std::ifstream(path)) refuse_input(fmt::format("{}: cannot read the file", path));
     try {
-      if (is_store(path))
+      if (store::is_results_store_file(path))
         read_store(path, request, groups);
       else if (looks_like_kernel_tuner_results(path))
         read_kernel_tuner_results(path, request, groups);

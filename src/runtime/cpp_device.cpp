@@ -16,6 +16,7 @@
 
 #include "ktune/runtime/device.hpp"
 #include "ktune/runtime/kernel_definition.hpp"
+#include "runtime/host_cpu.hpp"
 
 extern char** environ;
 
@@ -23,21 +24,6 @@ namespace ktune::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string cpu_model_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.starts_with("model name")) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) {
-        std::string name = line.substr(colon + 1);
-        name.erase(0, name.find_first_not_of(" \t"));
-        return name;
-      }
-    }
-  }
-  return "unknown CPU";
-}
 
 std::vector<std::string> split_words(const std::string& text) {
   std::vector<std::string> words;
@@ -99,7 +85,7 @@ class CppKernel final : public CompiledKernel {
 
 class CppDevice final : public Device {
  public:
-  CppDevice() : name_(cpu_model_name()) {
+  CppDevice() : name_(host_cpu_model_name()) {
     const char* cxx = std::getenv("CXX");
     compiler_ = split_words(cxx && *cxx ? cxx : "c++");
     if (compiler_.empty()) compiler_ = {"c++"};
@@ -170,6 +156,21 @@ class CppDevice final : public Device {
 };
 
 }  // namespace
+
+std::string host_cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.starts_with("model name")) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string name = line.substr(colon + 1);
+        name.erase(0, name.find_first_not_of(" \t"));
+        return name;
+      }
+    }
+  }
+  return "unknown CPU";
+}
 
 std::shared_ptr<Device> cpp_device() { return std::make_shared<CppDevice>(); }
 

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -22,6 +24,14 @@
 #include "store/sqlite_database.hpp"
 
 namespace ktune::store {
+
+bool is_results_store_file(const std::string& path) {
+  static constexpr char kSqliteMagic[] = "SQLite format 3";  // the first 16 bytes of every database, with the NUL
+  std::ifstream in(path, std::ios::binary);
+  char head[16] = {};
+  in.read(head, sizeof head);
+  return in.gcount() == sizeof head && std::memcmp(head, kSqliteMagic, sizeof head) == 0;
+}
 
 namespace {
 

@@ -1,7 +1,6 @@
 #include "ktune/tuning/transfer_sources.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <fstream>
 #include <memory>
 
@@ -15,14 +14,6 @@ namespace ktune {
 
 namespace {
 
-constexpr char kSqliteMagic[] = "SQLite format 3";  // the first 16 bytes of every database, with the NUL
-
-bool is_store(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[16] = {};
-  in.read(head, sizeof head);
-  return in.gcount() == sizeof head && std::memcmp(head, kSqliteMagic, sizeof head) == 0;
-}
 
 std::string parameter_names(const Problem& problem) {
   std::string out;
@@ -35,7 +26,7 @@ std::string parameter_names(const Problem& problem) {
 std::vector<TransferSource> read_transfer_sources(const std::vector<std::string>& paths) {
   std::vector<TransferSource> sources;
   for (const std::string& path : paths) {
-    if (!is_store(path)) {
+    if (!store::is_results_store_file(path)) {
       sources.push_back({path, std::make_shared<const io::ResultsFile>(io::read_results_file(path))});
       continue;
     }

@@ -80,6 +80,10 @@ struct BestRecord {
 
 enum class OpenMode { create, existing };
 
+// Whether `path` is an SQLite database (its first 16 bytes), as a results store is: how commands that take any
+// results file tell a store from a cache, T4 or CSV file.
+bool is_results_store_file(const std::string& path);
+
 class ResultsStore {
  public:
   // Opens the store at `path`, creating it (and its schema) when `mode` is create. Throws io::InputError naming the

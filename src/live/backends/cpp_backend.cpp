@@ -33,6 +33,7 @@
 
 #include "live/backends/backend_factories.hpp"
 #include "live/temporary_directory.hpp"
+#include "runtime/host_cpu.hpp"
 
 extern char** environ;
 
@@ -150,21 +151,6 @@ std::string first_line(const std::string& text) {
   return text.substr(0, end);
 }
 
-std::string cpu_model_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.starts_with("model name")) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) {
-        std::string name = line.substr(colon + 1);
-        name.erase(0, name.find_first_not_of(" \t"));
-        return name;
-      }
-    }
-  }
-  return "unknown CPU";
-}
-
 ffi_type* ffi_type_of(ElementType type) {
   switch (type) {
     case ElementType::int8: return &ffi_type_sint8;
@@ -245,7 +231,7 @@ class CppBackend final : public Backend {
 
   DeviceInfo device_info() const override {
     DeviceInfo info;
-    info.name = cpu_model_name();
+    info.name = runtime::host_cpu_model_name();  // the runtime selects wisdom by this name
     info.platform = compiler_version_;
     info.max_threads = 0;
     std::string command;
