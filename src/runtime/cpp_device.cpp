@@ -104,7 +104,13 @@ class CppDevice final : public Device {
     {
       std::ofstream out(source_file, std::ios::binary);
       for (const auto& [name, value] : defines) out << "#define " << name << ' ' << value << '\n';
-      out << "#line 1 \"" << (def.has_source_code() ? def.name() : def.source_file()) << "\"\n" << source << '\n';
+      // Compiler messages point into the user's file (its name escaped as a C string).
+      std::string file;
+      for (const char c : def.has_source_code() ? def.name() : def.source_file()) {
+        if (c == '\\' || c == '"') file += '\\';
+        file += c;
+      }
+      out << "#line 1 \"" << file << "\"\n" << source << '\n';
       if (!out) throw std::runtime_error("cpp device: cannot write " + source_file.string());
     }
     std::vector<std::string> argv = compiler_;

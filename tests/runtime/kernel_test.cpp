@@ -213,6 +213,20 @@ TEST(RuntimeKernelCpp, CaptureWritesTheCallAsATuningProblem) {
   fs::remove_all(dir);
 }
 
+TEST(RuntimeKernelCpp, SourceFileNamesAreQuotedForTheCompiler) {
+  const fs::path dir = fresh_directory("quoted-name");
+  const fs::path file = dir / "we\"ird\\name.c";
+  std::ofstream(file) << kCppSource;
+  // -Werror: an unescaped name in #line is only a warning ("extra tokens"), which it makes an error.
+  Kernel kernel(KernelDefinition("vadd", file.string()).tune("unroll", {1, 2}, 2).compiler_options({"-Werror"}),
+                cpp_device());
+  Vectors v(100);
+  kernel.launch({100}, out(v.c), in(v.a), in(v.b), scalar(100), out(v.chosen));
+  EXPECT_TRUE(v.added());
+  EXPECT_EQ(v.chosen[0], 2);
+  fs::remove_all(dir);
+}
+
 TEST(RuntimeKernelCpp, Errors) {
   EXPECT_THROW(Kernel(opencl_definition(), cpp_device()), std::invalid_argument);  // an OpenCL kernel on the CPU
   EXPECT_THROW(Kernel(cpp_definition().grid_divisors({"not_a_parameter"}), cpp_device()), std::invalid_argument);

@@ -117,7 +117,8 @@ class Wisdom {
   std::span<const WisdomKernel> kernels() const;
 
   // The configuration to use (see the file comment). The answer for a (kernel, device, size) is remembered: after
-  // the first call it is one hash lookup. Thread-safe; declare/add/merge are not, and forget remembered answers.
+  // the first call it is one hash lookup. Thread-safe; declare/add/merge are not, forget remembered answers and
+  // invalidate the pointers of earlier Selections.
   Selection select(std::string_view kernel, std::string_view device, std::span<const std::int64_t> problem_size) const;
 
  private:
