@@ -169,7 +169,8 @@ std::string write_capture(const CaptureRequest& r) {
     const Argument& a = r.arguments[i];
     if (a.kind == Argument::Kind::scalar) continue;
     copies[i].resize(a.bytes());
-    r.device.read(a, copies[i].data());
+    if (a.kind == Argument::Kind::host_array) std::memcpy(copies[i].data(), a.host, a.bytes());
+    else if (a.bytes() > 0) r.device.read_buffer(a, copies[i].data());
     write_file(data_dir / (def.argument_name(i) + ".bin"), copies[i].data(), copies[i].size());
     substitutes[i] = copies[i].data();
   }

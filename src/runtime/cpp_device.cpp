@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -149,11 +148,6 @@ class CppDevice final : public Device {
   void launch(CompiledKernel& kernel, const LaunchGeometry&, std::span<const Argument>, const CppCall& call,
               std::span<void* const> substitutes) override {
     call.invoke(call.self, static_cast<CppKernel&>(kernel).function(), substitutes);
-  }
-
-  void read(const Argument& argument, void* destination) override {
-    if (argument.kind != Argument::Kind::host_array) throw std::invalid_argument("cpp device: not a host array");
-    std::memcpy(destination, argument.host, argument.bytes());
   }
 
  private:

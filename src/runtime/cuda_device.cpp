@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -195,15 +194,10 @@ class CudaDevice final : public Device {
     release();
   }
 
-  void read(const Argument& argument, void* destination) override {
-    if (argument.kind == Argument::Kind::host_array) {
-      std::memcpy(destination, argument.host, argument.bytes());
-      return;
-    }
-    if (argument.bytes() == 0) return;
+  void read_buffer(const Argument& buffer, void* destination) override {
     check(driver_.ctx_set_current(context_), "cuCtxSetCurrent");
-    check(driver_.memcpy_dtoh(destination, static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(argument.device)),
-                              argument.bytes()),
+    check(driver_.memcpy_dtoh(destination, static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(buffer.device)),
+                              buffer.bytes()),
           "cuMemcpyDtoH");
   }
 

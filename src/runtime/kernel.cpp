@@ -231,6 +231,10 @@ void Kernel::launch_erased(std::span<const std::int64_t> problem_size, std::span
   s.device->launch(s.compile(c), c.geometry, arguments, call, {});
 }
 
+void Device::read_buffer(const Argument&, void*) {
+  throw std::invalid_argument("the " + backend() + " device has no device buffers");
+}
+
 const KernelDefinition& Kernel::definition() const { return state_->def; }
 Device& Kernel::device() const { return *state_->device; }
 void Kernel::set_log(std::function<void(std::string_view)> log) { state_->log = std::move(log); }

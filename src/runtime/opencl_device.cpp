@@ -2,7 +2,6 @@
 // opencl backend builds them for tuning), launched on an in-order queue and waited for.
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -202,14 +201,9 @@ class OpenCLDevice final : public Device {
     release();
   }
 
-  void read(const Argument& argument, void* destination) override {
-    if (argument.kind == Argument::Kind::host_array) {
-      std::memcpy(destination, argument.host, argument.bytes());
-      return;
-    }
-    if (argument.bytes() == 0) return;
-    check(clEnqueueReadBuffer(queue_, static_cast<cl_mem>(argument.device), CL_TRUE, 0, argument.bytes(), destination,
-                              0, nullptr, nullptr),
+  void read_buffer(const Argument& buffer, void* destination) override {
+    check(clEnqueueReadBuffer(queue_, static_cast<cl_mem>(buffer.device), CL_TRUE, 0, buffer.bytes(), destination, 0,
+                              nullptr, nullptr),
           "clEnqueueReadBuffer");
   }
 

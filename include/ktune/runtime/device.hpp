@@ -50,8 +50,9 @@ class Device {
   // Runs once and waits for the results (outputs are back in host arrays on return).
   virtual void launch(CompiledKernel& kernel, const LaunchGeometry& geometry, std::span<const Argument> arguments,
                       const CppCall& call, std::span<void* const> substitutes) = 0;
-  // The current bytes of an array argument (host array: its memory; device buffer: read back).
-  virtual void read(const Argument& argument, void* destination) = 0;
+  // The current bytes of a device buffer of this backend's (a non-empty Argument::Kind::device_buffer), read back.
+  // Host arrays are the caller's to read. Devices without buffers of their own (cpp) refuse.
+  virtual void read_buffer(const Argument& buffer, void* destination);
 };
 
 // The host CPU: C and C++ kernels compiled with $CXX (default c++) as ktune's cpp backend compiles them (-O3 -shared
