@@ -57,7 +57,7 @@ live::KernelSpecification trivial_spec(bool verify) {
   out.access = live::Access::write_only;
   out.size = "1024";
   spec.arguments = {in, out};
-  spec.iterations = 7;
+  spec.repetition = ktune::RepetitionPolicy{.adaptive = false, .runs = 7};
   spec.metrics = {{"GB/s", "2*4*1024/(time/1e3)/1e9", "GB/s"}};
   if (verify) {
     spec.verification.kind = live::Verification::Kind::configuration;

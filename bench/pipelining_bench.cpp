@@ -53,7 +53,7 @@ live::KernelSpecification spec(int run_ms) {
   n.scalar = true;
   n.fill_value = 64;
   s.arguments = {out, n};
-  s.iterations = 1;
+  s.repetition = ktune::RepetitionPolicy{.adaptive = false, .runs = 1};
   s.warmup = false;
   return s;
 }

@@ -145,10 +145,8 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--spaces", o->request.spaces, "Brute-forced Kernel Tuner cache or T4 files (one per space)");
   sub->add_option("--strategies", o->request.strategies, "Strategies: name or name:key=value,key=value");
   sub->add_option("--runs", o->request.runs, "NAME=FILE: recorded runs to score too (a trace file, or a T4 file per run)");
-  sub->add_option("--transfer", o->request.transfer,
-                  "Results of the spaces' kernels measured elsewhere (caches, T4 files, stores): each strategy is scored cold "
-                  "and as LABEL+transfer, starting from the sources of its kernel on other devices or problem sizes "
-                  "(docs/transfer.md)");
+  sub->add_option("--transfer", o->request.transfer, "Results of the spaces' kernels measured elsewhere: each strategy "
+                  "is scored cold and as LABEL+transfer (docs/transfer.md)");
   sub->add_option("--transfer-set", o->request.transfer_settings,
                   "Transfer search settings: opening=N control=N guided=N min_agreement=X");
   sub->add_option("--repeats", o->request.options.repeats, "Runs per strategy and space")
@@ -168,6 +166,8 @@ Command add_compare_command(CLI::App& app) {
       ->capture_default_str()
       ->check(whole_number(2, 1'000'000));
   add_baseline_option(sub, o->request.options.baseline);
+  sub->add_option("--iterations", o->request.iterations, "auto[:...]: replay adaptive repetition on the recorded runs "
+                  "(objective time; docs/live-tuning.md)")->check(repetition_text());
   sub->add_option("--threads", o->request.options.threads, "Threads (0: all cores)")->capture_default_str()->check(thread_count());
   sub->add_option("--objective", o->request.options.objective, "Objective (default: the files', else time)");
   sub->add_option("--objectives", o->request.objectives,

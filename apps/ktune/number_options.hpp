@@ -11,6 +11,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "ktune/repetition.hpp"
+
 namespace ktune::cli {
 
 // A whole number in [min, max].
@@ -59,6 +61,21 @@ inline CLI::Validator real_number(double min, double max, bool open_min) {
         return "";
       },
       range, "real_number");
+}
+
+// --iterations: a number of fixed runs (1..1000000), or auto[:settings] (ktune/repetition.hpp).
+inline CLI::Validator repetition_text() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          const auto policy = RepetitionPolicy::parse(text);
+          return !policy.adaptive && policy.runs > 1'000'000 ? "at most 1000000 runs" : "";
+        } catch (const std::invalid_argument& e) {
+          const std::string why = e.what();  // "iterations: ...", and CLI11 names the option already
+          return why.rfind("iterations: ", 0) == 0 ? why.substr(12) : why;
+        }
+      },
+      "N|auto", "repetition");
 }
 
 // Seeds: any 64-bit unsigned number.

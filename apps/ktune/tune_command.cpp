@@ -30,7 +30,7 @@ std::vector<std::string> live_flags_given(const TuneOptions& o) {
     if (set) given.push_back(flag);
   };
   note(l.backend.has_value(), "--backend");
-  note(l.iterations.has_value(), "--iterations");
+  note(l.iterations.has_value() && l.iterations->rfind("auto", 0) != 0, "--iterations N");  // auto: replayed
   note(l.statistic.has_value(), "--statistic");
   note(l.timeout_seconds.has_value(), "--timeout");
   note(l.platform.has_value(), "--platform");

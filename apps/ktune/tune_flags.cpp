@@ -38,6 +38,9 @@ void add_tune_flags(CLI::App* sub, TuneOptions& o) {
   sub->add_flag("--minimize", o.minimize, "Minimise the objective");
   sub->add_flag("--charge-strategy-time", o.request.charge_strategy_time,
                 "Charge the strategy's own time to the simulated clock (as Kernel Tuner does)");
+  sub->add_option("--confirm-top", o.request.confirm_top,
+                  "Live: time the best K again at the end, interleaved, and say which are tied with the winner")
+      ->check(whole_number(1, 1000));
   sub->add_option("--output", o.request.output_path, "Write the results as a T4 file");
   sub->add_option("--cache", o.request.cache_path,
                   "Kernel Tuner cache file: resumed if present (it must be of the same device, problem size and "
@@ -77,8 +80,11 @@ void add_tune_flags(CLI::App* sub, TuneOptions& o) {
                 "--quiet)");
   // Live tuning (a T1 file with a KernelSpecification, no --simulate): overrides of the file's settings.
   sub->add_option("--backend", o.request.live.backend, "Live: the backend (cpp, opencl, cuda) instead of the file's language");
-  sub->add_option("--iterations", o.request.live.iterations, "Live: timed launches per configuration (after one warm-up)")
-      ->check(whole_number(1, 1'000'000));
+  sub->add_option("--iterations", o.request.live.iterations,
+                  "Live: timed launches per configuration after one warm-up: a number, or auto (the default unless the "
+                  "T1 file sets Iterations: 3 to 31 runs, until the 95% interval is within 2% or the configuration is "
+                  "clearly slower than the best; auto:min=3,max=31,precision=0.02,reject=1)")
+      ->check(repetition_text());
   sub->add_option("--statistic", o.request.live.statistic, "Live: the time objective over the launches: mean, median or min");
   sub->add_option("--timeout", o.request.live.timeout_seconds, "Live: seconds per configuration (compile + verify + benchmark)")
       ->check(real_number(0, 1e9, true));

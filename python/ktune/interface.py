@@ -39,6 +39,16 @@ def _integer(value, what, low, high):
     return value
 
 
+def _iterations(value):
+    """iterations as the job takes it: a whole number of timed runs (Kernel Tuner's 7 by default) or "auto" /
+    "auto:min=3,max=31,precision=0.02,reject=1" (adaptive repetition, docs/live-tuning.md), as text."""
+    if isinstance(value, str):
+        if value == "auto" or value.startswith("auto:"):
+            return value  # the settings are checked by the job, which names what is wrong
+        raise ValueError(f"iterations must be an integer or 'auto', not {value!r}")
+    return str(_integer(value, "iterations", 1, 2**31 - 1))
+
+
 def _check_tune_params(tune_params):
     """tune_params as the job takes them: a dict of name -> non-empty list of values (numbers, bools, strings); an
     integer must fit in 64 bits, as the job holds it."""
@@ -272,6 +282,23 @@ def _finish(out, computed, objective_names, verbose, quiet, live_run, observers=
             print("best performing configuration:")
             print(get_config_string(best, list(shown) + objective_names, units))
     env["pareto_front"] = [results[i] for i in out["pareto_front"]]
+    confirmed = []
+    for item in out.get("confirmed", []):
+        item = dict(item)
+        item["result"] = results[item["result"]]
+        confirmed.append(item)
+    if confirmed:
+        env["confirmed"] = confirmed
+        if not quiet:
+            print("confirmed (timed again, interleaved; tied = 95% intervals overlap):")
+            for item in confirmed:
+                if "failure" in item:
+                    print(f"  failed: {item['failure']}")
+                    continue
+                tag = "winner" if item["winner"] else "tied" if item["tied_with_winner"] else "slower"
+                low, high = item["interval"]
+                print(f"  {tag:<6} {item['time']:.4g} ms [{low:.4g}, {high:.4g}] "
+                      f"{get_config_string(item['result'], list(shown), units)}")
     return results, env
 
 
@@ -281,7 +308,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                 compiler_options=None, defines=None, log=None, iterations=7, block_size_names=None, quiet=False,
                 strategy=None, strategy_options=None, cache=None, metrics=None, simulation_mode=False,
                 observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None,
-                compile_workers=0, devices=None, pending=0, store=None, transfer=None, wisdom=None):
+                compile_workers=0, devices=None, pending=0, store=None, transfer=None, wisdom=None, confirm_top=0):
     """Kernel Tuner's tune_kernel: returns ``(results, env)``, a list of result dicts and the environment.
 
     Live (OpenCL, C/C++ and CUDA kernels, each configuration compiled, verified and benchmarked in a worker process),
@@ -296,6 +323,11 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     stores; a path or a list of paths) that the search starts from (docs/transfer.md), as ``ktune tune --transfer``.
     ``wisdom`` (ktune's own): a wisdom file the winner is added to for the application's runtime
     (docs/integration.md), as ``ktune tune --wisdom``.
+    ``iterations`` may be ``"auto"`` (ktune's own): adaptive repetition, 3 to 31 runs per configuration until the time
+    is known within 2% or the configuration is clearly slower than the best (docs/live-tuning.md); Kernel Tuner's
+    default of 7 fixed runs stays the default here. ``confirm_top`` (ktune's own): time the best K again at the end,
+    interleaved; ``env["confirmed"]`` lists them, the winner first, each with its interval and whether it is tied
+    with the winner, and ``env["best_config"]`` is the confirmed winner, as ``ktune tune --confirm-top``.
     """
     store_path = _store_path(store)
     transfer_paths = _transfer_paths(transfer)
@@ -330,7 +362,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                            strategy, settings, max_fevals, time_limit, objective_texts, texts, keep, seed, printer,
                            strategy_object, _integer(compile_workers, "compile_workers", 0, 2**16), device_list,
                            all_devices, _integer(pending, "pending", 0, 2**16), store_path, transfer_paths,
-                           wisdom_path)
+                           wisdom_path, _integer(confirm_top, "confirm_top", 0, 1000))
     _refuse_an_empty_space(out, restrictions, tune_params, f"kernel {kernel_name}")
     return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
 
@@ -407,7 +439,7 @@ def _kernel(kernel_name, kernel_source, problem_size, arguments, grid_div_x, gri
         "problem_size_dimensions": live.problem_size_dimensions(problem_size), "block_size_names": names,
         "grid_div": [live.grid_div(grid_div_x, names[0]), live.grid_div(grid_div_y, names[1]),
                      live.grid_div(grid_div_z, names[2])],
-        "iterations": _integer(iterations, "iterations", 1, 2**31 - 1),
+        "iterations": _iterations(iterations),
         "device": _integer(device, "device", 0, 2**31 - 1), "platform": _integer(platform, "platform", 0, 2**31 - 1),
         "metrics": [],
         "arguments": live.arguments(arguments),
@@ -532,7 +564,9 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
             simulate_path = os.path.join(os.path.dirname(path), simulate_path)
     cache_path = "" if simulation_mode or cache_filepath is None else live.path_argument(cache_filepath,
                                                                                           "cache_filepath")
-    out = _ktune.tune_files(path, simulate_path, cache_path, int(iterations),
+    # A replay takes iterations only as adaptive repetition to replay ("auto"); Kernel Tuner's 7 is what was recorded.
+    replayed = None if simulation_mode and not str(iterations).startswith("auto") else _iterations(iterations)
+    out = _ktune.tune_files(path, simulate_path, cache_path, replayed,
                             None if device is None else int(device), strategy, settings, max_fevals, time_limit,
                             objective_texts, seed)
     results, env = _finish(out, [], objective_names, False, True, live_run=not simulation_mode)

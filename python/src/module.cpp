@@ -390,6 +390,7 @@ struct CommonArguments {
   std::string store;  // a results store (docs/store.md): resumed from and recorded into; "" none
   std::vector<std::string> transfer;  // transfer sources (docs/transfer.md); empty: none
   std::string wisdom;  // a wisdom file the winner is added to (docs/integration.md); "" none
+  std::size_t confirm_top = 0;  // live: the best K timed again at the end (docs/live-tuning.md)
 };
 
 void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr<PythonErrors>& errors) {
@@ -409,6 +410,7 @@ void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr
   request.store_path = a.store;
   request.transfer = a.transfer;
   request.wisdom_path = a.wisdom;
+  request.confirm_top = a.confirm_top;
   if (!a.keep.is_none()) {
     // Called from the job, which runs without the GIL: every call takes it. A Python exception becomes the job's
     // refusal with Python's message, formatted while the GIL is held.
@@ -512,6 +514,25 @@ py::dict run_job(TuneRequest request, py::object on_result, const std::shared_pt
   py::list front;
   for (std::size_t i : outcome->pareto_front) front.append(i);
   out["pareto_front"] = std::move(front);
+  // The confirmation: each configuration timed again, the winner first (its position in results, its interval).
+  py::list confirmed;
+  for (const ConfirmedConfiguration& c : outcome->confirmed) {
+    py::dict item;
+    item["result"] = c.position;
+    if (!c.failure.empty()) {
+      item["failure"] = c.failure;
+    } else {
+      item["time"] = c.summary.value;
+      item["interval"] = py::make_tuple(c.summary.low, c.summary.high);
+      item["runs"] = c.summary.runs;
+      item["outliers"] = c.summary.outliers;
+      item["spread"] = c.summary.spread;
+      item["winner"] = c.winner;
+      item["tied_with_winner"] = c.tied;
+    }
+    confirmed.append(std::move(item));
+  }
+  out["confirmed"] = std::move(confirmed);
   py::list notes;
   for (const auto& m : messages) notes.append(m);
   out["messages"] = std::move(notes);
@@ -556,7 +577,7 @@ live::KernelSpecification kernel_specification(const py::dict& kernel, const Pro
   spec.block_size_names = problem.block_size_names;
   const auto grid_div = kernel["grid_div"].cast<py::list>();
   for (std::size_t d = 0; d < 3; ++d) spec.grid_div[d] = strings(grid_div[d]);
-  spec.iterations = kernel["iterations"].cast<int>();
+  spec.repetition = RepetitionPolicy::parse(kernel["iterations"].cast<std::string>());
   spec.backend_options.device = kernel["device"].cast<int>();
   spec.backend_options.platform = kernel["platform"].cast<int>();
   spec.backend_options.compiler = kernel["compiler"].cast<std::string>();
@@ -792,7 +813,7 @@ std::string t4_text(const py::list& tune_params, const py::list& results, const 
 // A run described by files, as `ktune tune` takes them: a T1 problem (live, or the space of a simulation) and a
 // results file to replay.
 py::dict tune_files(std::string problem_path, std::string simulate_path, std::string cache_path,
-                    std::optional<int> iterations, std::optional<int> device, const CommonArguments& common) {
+                    std::optional<std::string> iterations, std::optional<int> device, const CommonArguments& common) {
   TuneRequest request;
   request.problem_path = std::move(problem_path);
   request.simulate_path = std::move(simulate_path);
@@ -945,13 +966,14 @@ PYBIND11_MODULE(_ktune, m) {
                std::vector<std::string> objectives, std::vector<std::string> restrictions, py::object keep,
                std::uint64_t seed, py::object on_result, py::object strategy_object, std::size_t compile_workers,
                std::vector<int> devices, bool all_devices, std::size_t pending, std::string store,
-               std::vector<std::string> transfer, std::string wisdom) {
+               std::vector<std::string> transfer, std::string wisdom, std::size_t confirm_top) {
         auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
                                 std::move(objectives), std::move(restrictions), std::move(keep), seed,
                                 std::move(on_result), std::move(strategy_object));
         arguments.store = std::move(store);
         arguments.transfer = std::move(transfer);
         arguments.wisdom = std::move(wisdom);
+        arguments.confirm_top = confirm_top;
         return tune_live(name, tune_params, kernel, std::move(verify), cache_path, isolate, arguments,
                          compile_workers, std::move(devices), all_devices, pending);
       },
@@ -961,7 +983,7 @@ PYBIND11_MODULE(_ktune, m) {
       py::arg("strategy_object") = py::none(), py::arg("compile_workers") = 0,
       py::arg("devices") = std::vector<int>{}, py::arg("all_devices") = false, py::arg("pending") = 0,
       py::arg("store") = "", py::arg("transfer") = std::vector<std::string>{}, py::arg("wisdom") = "",
-      "Tunes a kernel given in memory, live. Returns what simulate returns.");
+      py::arg("confirm_top") = 0, "Tunes a kernel given in memory, live. Returns what simulate returns.");
 
   m.def("write_t4", &write_t4, py::arg("path"), py::arg("tune_params"), py::arg("results"), py::arg("objectives"),
         "Writes result dicts as a T4 results file.");
@@ -970,7 +992,7 @@ PYBIND11_MODULE(_ktune, m) {
   m.def(
       "tune_files",
       [common](std::string problem_path, std::string simulate_path, std::string cache_path,
-               std::optional<int> iterations, std::optional<int> device, std::string strategy,
+               std::optional<std::string> iterations, std::optional<int> device, std::string strategy,
                std::vector<std::string> settings, std::optional<std::uint64_t> max_fevals,
                std::optional<double> time_limit, std::vector<std::string> objectives, std::uint64_t seed) {
         return tune_files(std::move(problem_path), std::move(simulate_path), std::move(cache_path), iterations, device,

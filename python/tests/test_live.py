@@ -144,6 +144,28 @@ def test_c_kernel_with_compiler_options_and_a_cache_that_resumes(tmp_path):
         [r["time"] for r in sorted(first, key=lambda r: r["unroll"])]
 
 
+def test_adaptive_repetition_and_a_confirmed_winner(capsys):
+    a, b, c, n = data(10000)
+    results, env = run_or_skip("vector_add", VECTOR_ADD_C, int(n), [c, a, b, n], {"unroll": [1, 2, 4]},
+                               answer=[a + b, None, None, None], lang="C", iterations="auto", confirm_top=2)
+    for r in results:
+        assert 3 <= r["time_runs"] == len(r["times"]) <= 31
+        assert r["time_ci_low"] <= r["time"] <= r["time_ci_high"]
+        assert r["time_rejected"] in (0, 1) and r["time_outliers"] >= 0
+    confirmed = env["confirmed"]
+    assert len(confirmed) == 2 and confirmed[0]["winner"] and confirmed[0]["tied_with_winner"]
+    assert confirmed[0]["runs"] == 15 and confirmed[0]["interval"][0] <= confirmed[0]["time"]
+    assert confirmed[0]["time"] <= confirmed[1]["time"]
+    assert env["best_config"] is confirmed[0]["result"]
+    assert "confirmed (timed again, interleaved" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="min=1"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_C, int(n), [c, a, b, n], {"unroll": [1]}, lang="C",
+                          iterations="auto:min=1", quiet=True)
+    with pytest.raises(ValueError, match="integer or 'auto'"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_C, int(n), [c, a, b, n], {"unroll": [1]}, lang="C",
+                          iterations="often", quiet=True)
+
+
 def test_bad_arguments_raise_python_exceptions():
     a, b, c, n = data()
     with pytest.raises(TypeError, match="argument 4"):

@@ -36,6 +36,13 @@ auto as_input_errors(F&& f) {
 }  // namespace
 
 ComparisonJob::ComparisonJob(CompareRequest request) : request_(std::move(request)) {
+  if (!request_.iterations.empty()) {
+    try {
+      request_.options.repetition = RepetitionPolicy::parse(request_.iterations);
+    } catch (const std::invalid_argument& e) {
+      refuse_request(fmt::format("--{}", e.what()));
+    }
+  }
   const ComparisonOptions& o = request_.options;
   if (request_.spaces.empty()) refuse_request("give the brute-forced spaces with --spaces FILE...");
   if (!request_.stats_only && request_.strategies.empty() && request_.runs.empty())

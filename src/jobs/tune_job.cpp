@@ -29,6 +29,7 @@
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/live/launch_planner.hpp"
 #include "ktune/live/live_evaluator.hpp"
+#include "ktune/tuning/repetition_replay.hpp"
 #include "ktune/multiobjective/trace_front.hpp"
 #include "ktune/runtime/wisdom.hpp"
 #include "ktune/store/store_recorder.hpp"
@@ -59,6 +60,7 @@ struct TuneJob::State {
   std::optional<live::KernelSpecification> spec;
   std::optional<SearchSpace> space;
   std::unique_ptr<Evaluator> evaluator;
+  std::unique_ptr<Evaluator> recording;  // the simulation a RepetitionReplay evaluator replays, when there is one
   SimulationEvaluator* simulation = nullptr;
   live::LiveEvaluator* live_evaluator = nullptr;
   nlohmann::json problem_size = nullptr;
@@ -70,6 +72,13 @@ struct TuneJob::State {
   std::vector<std::string> transfer_sources;  // names of the sources the strategy starts from
   bool ran = false;
 
+  void confirm(TuneOutcome& out);
+  // What the first device's evaluator says of itself: observers it could not open, a repetition that differs from
+  // the one asked for explicitly.
+  void say_live_notes(const live::LiveEvaluator& e) const {
+    for (const auto& note : e.observer_notes()) say(JobMessageLevel::note, "note: not observing " + note);
+    if (!e.repetition_note().empty() && request.live.iterations) say(JobMessageLevel::note, "note: " + e.repetition_note());
+  }
   void say(JobMessageLevel level, const std::string& text) const {
     if (request.on_message) request.on_message(level, text);
   }
@@ -170,6 +179,39 @@ nlohmann::json configuration_json(const Problem& problem, const std::vector<Valu
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t p = 0; p < problem.parameters.size(); ++p) j[problem.parameters[p].name] = io::value_to_json(values[p]);
   return j;
+}
+
+// The confirmation (TuneRequest::confirm_top) as the report and the T4 metadata give it.
+nlohmann::json confirmed_json(const SearchSpace& space, const TuneOutcome& outcome) {
+  nlohmann::json list = nlohmann::json::array();
+  const Trace& trace = outcome.result.trace;
+  for (const ConfirmedConfiguration& c : outcome.confirmed) {
+    nlohmann::json item = {{"configuration", configuration_json(space.problem(), space.values_at(trace[c.position].index))},
+                           {"evaluation", c.position + 1},
+                           {"measured", io::number_or_null(trace.values(c.position).front())}};
+    if (!c.failure.empty()) {
+      item["failure"] = c.failure;
+    } else {
+      item["time"] = io::number_or_null(c.summary.value);
+      item["interval"] = {io::number_or_null(c.summary.low), io::number_or_null(c.summary.high)};
+      item["runs"] = c.summary.runs;
+      item["outliers"] = c.summary.outliers;
+      item["spread"] = io::number_or_null(c.summary.spread);
+      item["winner"] = c.winner;
+      item["tied_with_winner"] = c.tied;
+    }
+    list.push_back(std::move(item));
+  }
+  return list;
+}
+
+// --iterations as a policy, or the request refused naming what is wrong.
+RepetitionPolicy iterations_policy(const std::string& text) {
+  try {
+    return RepetitionPolicy::parse(text);
+  } catch (const std::invalid_argument& e) {
+    refuse_request(fmt::format("--{}", e.what()));
+  }
 }
 
 std::string statistic_name(live::Statistic s) {
@@ -349,7 +391,7 @@ void TuneJob::State::apply_live_overrides() {
   if (!spec) return;
   const LiveOverrides& o = request.live;
   if (o.backend) spec->backend = *o.backend;
-  if (o.iterations) spec->iterations = *o.iterations;
+  if (o.iterations) spec->repetition = iterations_policy(*o.iterations);
   if (o.timeout_seconds) spec->timeout_s = *o.timeout_seconds;
   if (o.platform) spec->backend_options.platform = *o.platform;
   if (o.device) spec->backend_options.device = *o.device;
@@ -445,7 +487,7 @@ void TuneJob::State::open_live_devices() {
     if (indices.size() == 1) spec->backend_options.device = indices.front();
     auto e = std::make_unique<live::LiveEvaluator>(space->problem(), *space, *spec, options());
     live_evaluator = e.get();
-    for (const auto& note : e->observer_notes()) say(JobMessageLevel::note, "note: not observing " + note);
+    say_live_notes(*e);
     evaluator = std::move(e);
     return;
   }
@@ -469,7 +511,7 @@ void TuneJob::State::open_live_devices() {
     auto e = std::make_unique<live::LiveEvaluator>(space->problem(), *space, std::move(device_spec), options());
     if (!live_evaluator) {
       live_evaluator = e.get();
-      for (const auto& note : e->observer_notes()) say(JobMessageLevel::note, "note: not observing " + note);
+      say_live_notes(*e);
     } else if (e->device_info().name != live_evaluator->device_info().name && !o.mixed_devices) {
       refuse_request(fmt::format("--devices: device {} is '{}' but device {} is '{}': results of different models "
                                  "are not pooled unless asked (--mixed-devices)",
@@ -529,6 +571,14 @@ void TuneJob::State::build_space_and_evaluator() {
       auto e = std::make_unique<SimulationEvaluator>(*space, results, objectives);
       simulation = e.get();
       evaluator = std::move(e);
+      if (request.live.iterations) {  // adaptive repetition replayed on the recorded runs
+        const RepetitionPolicy policy = iterations_policy(*request.live.iterations);
+        if (!policy.adaptive) refuse_request("--iterations N is for live runs; a simulation replays auto[:...] only");
+        if (objectives.size() != 1 || objectives[0].name != "time" || objectives[0].higher_is_better)
+          refuse_request("--iterations auto replays the runs of the objective time (minimised)");
+        recording = std::move(evaluator);
+        evaluator = std::make_unique<RepetitionReplay>(*simulation, policy);
+      }
       problem_size = results->problem_size;
     }
   } catch (const JobError&) {
@@ -664,6 +714,12 @@ TuneJob::TuneJob(TuneRequest request) : state_(std::make_unique<State>()) {
     refuse_request("--pending does not go with --isolate (the isolated strategy would take estimates for measurements)");
   if (s.request.measure_only && (!s.live() || s.request.remote_devices))
     refuse_request("measure_only is for a live run that measures here");
+  if (s.request.confirm_top > 0) {
+    if (!s.live() || s.request.remote_devices)
+      refuse_request("--confirm-top is for a live run that measures here (a simulation has nothing to time again)");
+    if (s.objectives.size() != 1 || s.objectives[0].name != "time" || s.objectives[0].higher_is_better)
+      refuse_request("--confirm-top confirms the fastest: the objective must be time (minimised)");
+  }
   s.build_space_and_evaluator();
   if (!s.request.measure_only) s.open_cache();
   if (!s.request.measure_only) s.open_store();
@@ -738,7 +794,53 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
   }
   out.best = trace.best();
   if (s.objectives.size() >= 2) out.pareto_front = pareto_front_positions(trace);
+  if (s.request.confirm_top > 0 && s.live_evaluator && out.best) s.confirm(out);
   return out;
+}
+
+// The best K configurations timed again in kConfirmRounds rounds of kConfirmRunsPerRound runs each, one
+// configuration after the other within a round (A B C A B C ...), so that a drift of the device (clocks,
+// temperature, other load) over the minutes of the confirmation hits all of them alike. The winner is the best
+// confirmed statistic; those whose 95% interval overlaps the winner's are tied with it.
+void TuneJob::State::confirm(TuneOutcome& out) {
+  constexpr int kConfirmRounds = 3;
+  constexpr int kConfirmRunsPerRound = 5;
+  const Trace& trace = out.result.trace;
+  std::vector<std::size_t> positions;
+  for (std::size_t p = 0; p < trace.size(); ++p)
+    if (trace[p].status == Status::ok && std::isfinite(trace.cost(p))) positions.push_back(p);
+  std::stable_sort(positions.begin(), positions.end(),
+                   [&](std::size_t a, std::size_t b) { return trace.cost(a) < trace.cost(b); });
+  if (positions.size() > request.confirm_top) positions.resize(request.confirm_top);
+  std::vector<std::vector<double>> runs(positions.size());
+  std::vector<std::string> failure(positions.size());
+  for (int round = 0; round < kConfirmRounds; ++round)
+    for (std::size_t k = 0; k < positions.size(); ++k) {
+      if (!failure[k].empty()) continue;
+      auto more = live_evaluator->time_again(trace[positions[k]].index, kConfirmRunsPerRound, &failure[k]);
+      runs[k].insert(runs[k].end(), more.begin(), more.end());
+    }
+  const live::Statistic statistic = spec ? spec->statistic : live::Statistic::mean;
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    ConfirmedConfiguration c;
+    c.position = positions[k];
+    c.failure = failure[k];
+    if (c.failure.empty()) c.summary = summarize_runs(runs[k], statistic, true);
+    out.confirmed.push_back(std::move(c));
+  }
+  std::stable_sort(out.confirmed.begin(), out.confirmed.end(),
+                   [](const ConfirmedConfiguration& a, const ConfirmedConfiguration& b) {
+                     if (a.failure.empty() != b.failure.empty()) return a.failure.empty();
+                     return a.failure.empty() && a.summary.value < b.summary.value;
+                   });
+  if (!out.confirmed.front().failure.empty()) {
+    say(JobMessageLevel::warning, "warning: every configuration failed when timed again; the best stays as measured");
+    return;
+  }
+  ConfirmedConfiguration& winner = out.confirmed.front();
+  winner.winner = true;
+  for (auto& c : out.confirmed) c.tied = c.failure.empty() && tied(c.summary, winner.summary);
+  out.best = winner.position;
 }
 
 const TuneRequest& TuneJob::request() const { return state_->request; }
@@ -789,6 +891,7 @@ void TuneJob::write_t4(const std::string& path, const TuneOutcome& outcome) cons
     metadata["results_file"] = s.request.simulate_path;
   }
   if (s.objectives.size() >= 2) metadata["pareto_front"] = outcome.pareto_front;  // positions in "results"
+  if (!outcome.confirmed.empty()) metadata["confirmed"] = confirmed_json(*s.space, outcome);
   io::write_file_atomically(path, [&](std::ostream& out) {
     io::write_t4_results(out, s.space->problem(), outcome.records, s.names, metadata);
   });
@@ -921,6 +1024,7 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
     out["scalarization"] =
         s.scalarization.kind == Scalarization::Kind::lexicographic ? "lexicographic" : "weighted_sum";
   }
+  if (!outcome.confirmed.empty()) out["confirmed"] = confirmed_json(*s.space, outcome);
   out["evaluations"] = outcome.result.evaluations;
   out["clock_seconds"] = outcome.result.clock_seconds();
   out["stop_reason"] = to_string(outcome.result.stop_reason);
@@ -958,7 +1062,8 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
                    {"backend", spec.backend},
                    {"device_name", s.evaluator->device_name()},
                    {"kernel_name", spec.kernel_name},
-                   {"iterations", spec.iterations},
+                   {"iterations", spec.repetition.adaptive ? nlohmann::json("auto") : nlohmann::json(spec.repetition.runs)},
+                   {"repetition", spec.repetition.describe()},
                    {"statistic", statistic_name(spec.statistic)},
                    {"timeout_seconds", spec.timeout_s},
                    {"verification", spec.verification.kind != live::Verification::Kind::none},
@@ -1035,6 +1140,23 @@ void write_tune_summary(std::ostream& out, const TuneJob& job, const TuneOutcome
       out << "  " << ConsoleReporter::outcome_text(record, objective) << "\n";
   } else {
     out << "no configuration succeeded\n";
+  }
+  if (!outcome.confirmed.empty()) {
+    const auto& first = outcome.confirmed.front();
+    out << fmt::format("confirmed: the best {} timed again ({} runs each, interleaved); tied = 95% intervals overlap\n",
+                       outcome.confirmed.size(), first.failure.empty() ? first.summary.runs : 0);
+    for (const auto& c : outcome.confirmed) {
+      const std::string config = ConsoleReporter::configuration_text(space, trace[c.position].index);
+      if (!c.failure.empty()) {
+        out << fmt::format("  {:<7} evaluation {}: {}\n    {}\n", "failed", c.position + 1, c.failure, config);
+        continue;
+      }
+      out << fmt::format("  {:<7} {:.6g} ms [{:.6g}, {:.6g}] (measured {:.6g} in evaluation {}{})\n    {}\n",
+                         c.winner ? "winner" : c.tied ? "tied" : "slower", c.summary.value, c.summary.low,
+                         c.summary.high, trace.values(c.position).front(), c.position + 1,
+                         c.summary.outliers ? fmt::format("; {} outlier runs left out", c.summary.outliers) : "",
+                         config);
+    }
   }
   if (objectives.size() >= 2 && !outcome.pareto_front.empty()) {
     out << fmt::format("Pareto front: {} of {} evaluated configurations\n", outcome.pareto_front.size(),

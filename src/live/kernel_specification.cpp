@@ -34,7 +34,12 @@ void KernelSpecification::validate(const Problem& problem) const {
   if (kernel_name.empty()) throw std::invalid_argument("kernel_name: no kernel name given");
   if (kernel_file.empty() && kernel_code.empty() && !generate_code)
     throw std::invalid_argument("kernel_file: no kernel source given (kernel_file or kernel_code)");
-  if (iterations < 1) throw std::invalid_argument(fmt::format("iterations: {} (expected at least 1)", iterations));
+  if (repetition.runs < 1)
+    throw std::invalid_argument(fmt::format("iterations: {} (expected at least 1)", repetition.runs));
+  if (repetition.adaptive && (repetition.min_runs < 2 || repetition.max_runs < repetition.min_runs ||
+                              !(repetition.precision > 0)))
+    throw std::invalid_argument(fmt::format("iterations: {} (expected min >= 2, max >= min, precision > 0)",
+                                            repetition.describe()));
   if (!(timeout_s > 0)) throw std::invalid_argument(fmt::format("timeout_s: {} (expected > 0 seconds)", timeout_s));
   // Every geometry/define expression compiles against the problem (unknown names are caught here).
   (void)LaunchPlanner(*this, problem);

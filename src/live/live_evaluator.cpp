@@ -43,24 +43,6 @@ std::string utc_timestamp() {
                      tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
 }
 
-double statistic_of(Statistic statistic, std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  switch (statistic) {
-    case Statistic::min:
-      return *std::min_element(v.begin(), v.end());
-    case Statistic::median: {
-      std::sort(v.begin(), v.end());
-      const std::size_t n = v.size();
-      return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
-    case Statistic::mean:
-      break;
-  }
-  double sum = 0;
-  for (double x : v) sum += x;
-  return sum / static_cast<double>(v.size());
-}
-
 std::string config_text(const Problem& problem, std::span<const Value> config) {
   std::string text;
   for (std::size_t p = 0; p < config.size(); ++p)
@@ -179,6 +161,13 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
       observer_notes_.push_back(name + ": " + why_not);
     }
   }
+  // Observers measure over one fixed series of launches: with them, the fixed number of runs.
+  if (spec_.repetition.adaptive && (!observers_.empty() || !spec_.launch_observers.empty())) {
+    spec_.repetition.adaptive = false;
+    repetition_note_ = fmt::format("adaptive repetition is off with observers: {} runs each", spec_.repetition.runs);
+  }
+  // Early rejection compares times: only when the time is what is minimised.
+  reject_on_time_ = objectives_.size() == 1 && objectives_[0].name == "time" && !objectives_[0].higher_is_better;
   // What the caller's observers report is known only once they report.
   for (const auto& o : objectives_)
     if (!known.count(o.name) && spec_.launch_observers.empty())
@@ -630,12 +619,32 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
     request.code.clear();
     request.prebuilt.clear();
   }
+  const RepetitionPolicy& repetition = spec_.repetition;
   request.warmup = spec_.warmup;
-  request.iterations = static_cast<std::uint32_t>(spec_.iterations);
+  request.iterations = static_cast<std::uint32_t>(repetition.adaptive ? repetition.min_runs : repetition.runs);
   request.observe_launches = !spec_.launch_observers.empty();
   if (request.observe_launches) observer_calls.each([&](LaunchObserver& o) { o.register_configuration(config); });
   observer_calls.throw_if_interrupted();
   if (auto failed = send(request)) return finish(failed->first, std::move(failed->second));
+  RunSummary summary = summarize_runs(rec.runtimes_ms, spec_.statistic, repetition.adaptive);
+  RepetitionDecision decision = RepetitionDecision::capped;
+  if (repetition.adaptive) {
+    // More runs of the compiled kernel, a few at a time, until the runs so far decide (ktune/repetition.hpp).
+    request.warmup = false;
+    request.compile = request.check_run = false;
+    request.code.clear();
+    request.prebuilt.clear();
+    request.defines.clear();
+    request.read_back.clear();
+    const RunSummary* best = reject_on_time_ && best_time_ ? &*best_time_ : nullptr;
+    while ((decision = decide(repetition, summary, best)) == RepetitionDecision::more) {
+      // Half again the runs so far (at least 2): few round trips, and never far past the point of deciding.
+      const auto so_far = static_cast<int>(summary.runs);
+      request.iterations = static_cast<std::uint32_t>(std::min(std::max(2, so_far / 2), repetition.max_runs - so_far));
+      if (auto failed = send(request)) return finish(failed->first, std::move(failed->second));
+      summary = summarize_runs(rec.runtimes_ms, spec_.statistic, true);
+    }
+  }
   observer_calls.each([&](LaunchObserver& o) {
     for (auto& observation : o.results()) observed.push_back(std::move(observation));
   });
@@ -644,11 +653,22 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
     return finish(Status::runtime_failed, fmt::format("an observer failed: {}", observer_calls.error()));
 
   auto& m = measurements_;
-  m["time"] = statistic_of(spec_.statistic, rec.runtimes_ms);
+  m["time"] = summary.value;
   m["compile_time"] = rec.compile_ms;
   m["verification_time"] = rec.verification_ms;
   m["benchmark_time"] = rec.benchmark_ms;
   rec.measurements.push_back({"time", Value(m["time"]), "ms"});
+  // How well the time is known: the runs, the 95% interval, the relative spread; with adaptive repetition also the
+  // outliers left out and whether it stopped early as clearly slower than the best (docs/live-tuning.md).
+  rec.measurements.push_back({"time_runs", Value(static_cast<std::int64_t>(summary.runs)), ""});
+  rec.measurements.push_back({"time_ci_low", Value(summary.low), "ms"});
+  rec.measurements.push_back({"time_ci_high", Value(summary.high), "ms"});
+  rec.measurements.push_back({"time_spread", Value(summary.spread), ""});
+  if (repetition.adaptive) {
+    rec.measurements.push_back({"time_outliers", Value(static_cast<std::int64_t>(summary.outliers)), ""});
+    rec.measurements.push_back(
+        {"time_rejected", Value(static_cast<std::int64_t>(decision == RepetitionDecision::rejected)), ""});
+  }
   for (const auto& a : spec_.accuracy) rec.measurements.push_back({a.name, Value(m[a.name]), ""});
   for (auto& o : observed) {  // before the metrics, which may use them (e.g. GFLOP/J)
     m[o.name] = o.value;
@@ -671,6 +691,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
       return finish(Status::runtime_failed, fmt::format("objective '{}' is not a finite number ({})", objectives_[j].name, value));
     values_[j] = value;
   }
+  if (!best_time_ || summary.value < best_time_->value) best_time_ = summary;
   return finish(Status::ok, "");
 }
 
@@ -696,6 +717,33 @@ EvaluationOutcome LiveEvaluator::evaluate(std::size_t index) {
   const Status status = rec.status;
   records_[index] = std::move(rec);
   return {status, values_, charged};
+}
+
+std::vector<double> LiveEvaluator::time_again(std::size_t index, int runs, std::string* why) {
+  // The spec, verification and best-so-far are this evaluator's state: changed for this one measurement only.
+  struct Restore {
+    LiveEvaluator& e;
+    RepetitionPolicy repetition;
+    bool verify;
+    std::optional<RunSummary> best;
+    std::vector<double> values;
+    std::map<std::string, double, std::less<>> measurements;
+    ~Restore() {
+      e.spec_.repetition = repetition;
+      e.verify_ = verify;
+      e.best_time_ = best;
+      e.values_ = std::move(values);
+      e.measurements_ = std::move(measurements);
+    }
+  } restore{*this, spec_.repetition, verify_, best_time_, values_, measurements_};
+  spec_.repetition = RepetitionPolicy{.adaptive = false, .runs = runs};
+  verify_ = false;
+  EvaluationRecord rec = evaluate_config(space_.values_at(index));
+  if (rec.status != Status::ok) {
+    if (why) *why = fmt::format("{}: {}", to_string(rec.status), rec.message);
+    return {};
+  }
+  return std::move(rec.runtimes_ms);
 }
 
 EvaluationRecord LiveEvaluator::record(std::size_t index) const {

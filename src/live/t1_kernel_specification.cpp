@@ -322,7 +322,7 @@ class SpecReader {
       const std::int64_t n = integer_of(*j, root + ".Iterations", 1);
       if (n > kMaxIterations)
         fail(root + ".Iterations", fmt::format("expected an integer from 1 to {}, got {}", kMaxIterations, j->dump()));
-      spec.iterations = static_cast<int>(n);
+      spec.repetition = RepetitionPolicy{.adaptive = false, .runs = static_cast<int>(n)};
     }
     if (const json* j = find(ks, "Warmup")) {
       if (!j->is_boolean()) fail(root + ".Warmup", fmt::format("expected true or false, got {}", j->dump()));

@@ -22,6 +22,7 @@
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/sandbox/sandbox.hpp"
 #include "ktune/tuning/isolated_strategy.hpp"
+#include "ktune/tuning/repetition_replay.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/tune.hpp"
 #include "ktune/tuning/console_reporter.hpp"
@@ -95,12 +96,15 @@ PreparedSpace prepare(const ComparisonSpace& s, const ComparisonOptions& o, bool
   return p;
 }
 
-// A trace as the methodology sees a run: cumulative time on the tuning clock and the objective value.
-Run run_of(const Trace& trace) {
+// A trace as the methodology sees a run: cumulative time on the tuning clock and the objective value; with
+// `recorded` (a replay of adaptive repetition), the configurations' recorded values instead of the estimates the
+// strategy was given, so that the score is that of what was found.
+Run run_of(const Trace& trace, SimulationEvaluator* recorded = nullptr) {
   Run run;
   run.reserve(trace.size());
   for (std::size_t i = 0; i < trace.size(); ++i) {
-    const double v = trace[i].status == Status::ok ? trace.values(i)[0] : std::nan("");
+    double v = trace[i].status == Status::ok ? trace.values(i)[0] : std::nan("");
+    if (recorded && trace[i].status == Status::ok) v = recorded->evaluate(trace[i].index).objectives[0];
     run.push_back({trace[i].clock_ms / 1000.0, v});
   }
   return run;
@@ -190,6 +194,9 @@ Comparison::Comparison(const std::vector<ComparisonSpace>& spaces, const Compari
     : options_(options) {
   if (spaces.empty()) throw std::invalid_argument("no search space to compare on");
   if (options.repeats < 1) throw std::invalid_argument("repeats must be at least 1");
+  if (options.repetition && options.repetition->adaptive && !options.objective.empty() && options.objective != "time")
+    throw std::invalid_argument(fmt::format("--iterations {}: adaptive repetition is replayed for the objective time, "
+                                            "not '{}'", options.repetition->describe(), options.objective));
   prepared_.resize(spaces.size());
   parallel_for(spaces.size(), options.threads, [&](std::size_t i) {
     prepared_[i] = std::make_unique<PreparedSpace>(prepare(spaces[i], options, true));
@@ -289,14 +296,17 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
         strategy = make(strategies[k].name, strategies[k].hyperparameters);
       }
       tuning.seed = seed_of(options.seed, key_of(p.result.name), r, static_cast<std::uint64_t>(attempt));
-      TuningResult result = tune(*p.space, *p.evaluator, *strategy, tuning);
+      std::optional<RepetitionReplay> replay;
+      if (options.repetition && options.repetition->adaptive) replay.emplace(*p.evaluator, *options.repetition);
+      TuningResult result =
+          replay ? tune(*p.space, *replay, *strategy, tuning) : tune(*p.space, *p.evaluator, *strategy, tuning);
       if (result.stop_reason == StopReason::interrupted) return;
       if (result.stop_reason == StopReason::strategy_failed) {  // the run is lost, not retried (a hang is slow)
         std::lock_guard lock(progress_mutex);
         failures.push_back({strategies[k].label, p.result.name, r, result.failure});
         return;
       }
-      Run run = run_of(result.trace);
+      Run run = run_of(result.trace, replay ? p.evaluator.get() : nullptr);
       if (enough_inside(run, p.result, p.min_evaluations)) {
         runs[job] = std::move(run);
         finished[job] = 1;

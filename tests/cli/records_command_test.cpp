@@ -141,7 +141,7 @@ TEST(RecordsCommand, MessagesAndFlagsThatDoNotFit) {
   EXPECT_TRUE(contains(both.err, "--quiet excludes --verbose")) << both.err;
   const KtuneRun live_flag = run_ktune("tune --simulate " + quoted(kA100) + " --iterations 3 --no-verify");
   EXPECT_EQ(live_flag.exit_code, 2);
-  EXPECT_TRUE(contains(live_flag.err, "--iterations, --no-verify are for live runs")) << live_flag.err;
+  EXPECT_TRUE(contains(live_flag.err, "--iterations N, --no-verify are for live runs")) << live_flag.err;
   const KtuneRun one = run_ktune("tune --simulate " + quoted(kA100) + " --max-fevals 1 --strategy random_sample");
   ASSERT_EQ(one.exit_code, 0) << one.err;
   EXPECT_TRUE(contains(one.out, "1 evaluation (")) << one.out;

@@ -458,7 +458,7 @@ void vector_add(float* c, const float* a, const float* b, int n) {
   live::ArgumentSpecification count = argument("n", ElementType::int32, true, Access::read_only);
   count.fill_value = n;
   kernel.arguments = {c, in_a, in_b, count};
-  kernel.iterations = 2;
+  kernel.repetition = ktune::RepetitionPolicy{.adaptive = false, .runs = 2};
   kernel.verification.kind = live::Verification::Kind::callback;
   kernel.verification.callback = [&](std::span<const live::KernelArgument> after) -> std::string {
     const auto* out = reinterpret_cast<const float*>(after[0].bytes.data());

@@ -62,7 +62,7 @@ TEST_P(LaunchObservers, SeeEveryTimedLaunchAndTheirResultsAreMeasurements) {
   const Problem problem = kernels_problem({"correct", "trivial"});
   const SearchSpace space = SearchSpace::build(problem);
   auto spec = fake_specification();
-  spec.iterations = 4;
+  spec.repetition = ktune::RepetitionPolicy{.adaptive = false, .runs = 4};
   auto observer = std::make_shared<RecordingObserver>();
   spec.launch_observers = {observer};
   // a metric as code over an observer's measurement, as the objective
@@ -96,7 +96,7 @@ TEST(LaunchObserversInTheWorker, AreToldDuringALongLaunch) {
   const Problem problem = kernels_problem({"correct"});
   const SearchSpace space = SearchSpace::build(problem);
   auto spec = fake_specification();
-  spec.iterations = 1;
+  spec.repetition = ktune::RepetitionPolicy{.adaptive = false, .runs = 1};
   auto observer = std::make_shared<RecordingObserver>();
   spec.launch_observers = {observer};
   auto options = testing::fake_options({1.0});
@@ -189,7 +189,7 @@ live::KernelSpecification offset_spec() {
   using live::Access, live::ElementType, live::Fill;
   spec.arguments = {testing::vector_argument("a", ElementType::float32, Access::read_only, "16", Fill::random, 1),
                     testing::vector_argument("c", ElementType::float32, Access::write_only, "16", Fill::zeros)};
-  spec.iterations = 2;
+  spec.repetition = ktune::RepetitionPolicy{.adaptive = false, .runs = 2};
   spec.timeout_s = 30;
   spec.generate_code = [](std::span<const Value> config) {
     if (config[0].as_int() == 3) throw std::runtime_error("no code for 3");

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,6 +22,8 @@ namespace ktune::testing {
 
 struct FakeBackendOptions {
   std::vector<double> durations{1.0};
+  // Durations of the kernels named here instead (e.g. "trivial" slower than "correct").
+  std::map<std::string, std::vector<double>> durations_of;
   std::uint64_t max_threads = 0;
   std::function<void()> on_launch;  // runs at every launch, where the backend lives (e.g. to drive a fake counter)
 };
@@ -63,7 +66,9 @@ class FakeBackend final : public live::Backend {
   }
   double launch(live::CompiledKernel& compiled, const live::LaunchGeometry&) override {
     auto& k = static_cast<Kernel&>(compiled);
-    const double duration = options_.durations[k.launches++ % options_.durations.size()];
+    const auto own = options_.durations_of.find(k.name);
+    const auto& durations = own != options_.durations_of.end() ? own->second : options_.durations;
+    const double duration = durations[k.launches++ % durations.size()];
     if (options_.on_launch) options_.on_launch();
     if (k.name == "trivial") return duration;
     if (k.name == "launch_error") throw live::LaunchError("fake launch failure: out of resources");
@@ -144,7 +149,7 @@ inline live::KernelSpecification fake_specification(int n = 64) {
                              live::Fill::zeros);
   auto count = scalar_argument("n", live::ElementType::int32, n);
   spec.arguments = {in, out, count};
-  spec.iterations = 5;
+  spec.repetition = ktune::RepetitionPolicy{.adaptive = false, .runs = 5};
   spec.timeout_s = 5;
   return spec;
 }

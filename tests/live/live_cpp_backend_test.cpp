@@ -40,7 +40,7 @@ live::KernelSpecification bad_kernels_spec() {
   spec.arguments = testing::vector_add_arguments(1024);
   spec.verification.kind = live::Verification::Kind::configuration;
   spec.verification.configuration = {{"variant", Value(0)}, {"unroll", Value(1)}};
-  spec.iterations = 3;
+  spec.repetition = ktune::RepetitionPolicy{.adaptive = false, .runs = 3};
   spec.timeout_s = 1;
   return spec;
 }

@@ -63,7 +63,7 @@ live::KernelSpecification spec(const std::string& launch_log) {
   s.compiler_options = {"-DLAUNCH_LOG=\"" + launch_log + "\""};
   s.problem_size = {"n", "1", "1"};
   s.arguments = testing::vector_add_arguments(256);
-  s.iterations = 3;
+  s.repetition = ktune::RepetitionPolicy{.adaptive = false, .runs = 3};
   s.timeout_s = 1;
   return s;
 }

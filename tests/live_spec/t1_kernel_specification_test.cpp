@@ -110,7 +110,8 @@ TEST(T1KernelSpecification, ReadsAFullExample) {
   EXPECT_EQ(spec.arguments[3].type, ElementType::int32);
   EXPECT_EQ(spec.arguments[3].fill_value, 1000);
 
-  EXPECT_EQ(spec.iterations, 11);
+  EXPECT_FALSE(spec.repetition.adaptive);
+  EXPECT_EQ(spec.repetition.runs, 11);
   EXPECT_FALSE(spec.warmup);
   EXPECT_EQ(spec.statistic, Statistic::median);
   EXPECT_EQ(spec.timeout_s, 2.5);

@@ -32,6 +32,8 @@ struct CompareRequest {
   // that did not measure the space itself (same_origin). One objective only.
   std::vector<std::string> transfer;
   std::vector<std::string> transfer_settings;  // name=value (TransferSettings)
+  // "auto[:...]": adaptive repetition replayed on the recorded runs (ComparisonOptions::repetition); "": as recorded.
+  std::string iterations;
 };
 
 class ComparisonJob {

@@ -40,7 +40,9 @@ struct LiveOverrides {
   std::optional<std::string> backend;    // cpp, opencl, cuda
   std::optional<std::string> statistic;  // mean, median, min
   std::optional<std::string> compiler;   // cpp backend
-  std::optional<int> iterations, platform, device;
+  std::optional<int> platform, device;
+  // Timed runs per configuration: a number, "auto" or "auto:min=..,max=..,precision=..,reject=.." (ktune/repetition.hpp).
+  std::optional<std::string> iterations;
   std::optional<double> timeout_seconds;
   bool verify = true;
   bool isolate = true;                 // kernels in a worker process (crashes and hangs cost one configuration)
@@ -123,6 +125,9 @@ struct TuneRequest {
   // ends the run with stop reason "strategy failed" and keeps what was evaluated.
   bool isolate_strategy = false;
   double isolation_seconds = 300;
+  // A confirmed winner (live runs, objective time): after the search, the best `confirm_top` configurations are
+  // timed again, interleaved so that drift hits all alike, and the winner is the best of that (docs/live-tuning.md).
+  std::size_t confirm_top = 0;
   LiveOverrides live;
   // A live run measured elsewhere: called once the space is built, it returns the devices (at least one) that the
   // run spreads its evaluations over (ConcurrentEvaluator), instead of opening the backend here.
@@ -134,6 +139,15 @@ struct TuneRequest {
   // Notes and warnings on the way (an observer not available, a results file cut short, a cache that stopped being
   // written); the run goes on. The text is "warning: ..." or "note: ...".
   std::function<void(JobMessageLevel, const std::string&)> on_message;
+};
+
+// One of the configurations timed again at the end (TuneRequest::confirm_top).
+struct ConfirmedConfiguration {
+  std::size_t position = 0;  // its trace position
+  RunSummary summary;        // of the confirmation's runs alone
+  bool winner = false;
+  bool tied = false;         // statistically tied with the winner (the 95% intervals overlap); the winner too
+  std::string failure;       // not "": it failed this time (why), and is not ranked
 };
 
 struct TuneOutcome {
@@ -148,6 +162,9 @@ struct TuneOutcome {
   bool store_failed = false;              // the results store stopped being written (said as a loss)
   std::vector<std::string> transfer_sources;  // the sources the run started from (request.transfer that matched)
   std::size_t failures = 0;               // evaluations that did not end ok
+  // TuneRequest::confirm_top: the configurations timed again, the winner first, then by their confirmed time. The
+  // winner is `best` from then on.
+  std::vector<ConfirmedConfiguration> confirmed;
 };
 
 class TuneJob {

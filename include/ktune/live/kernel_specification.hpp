@@ -24,6 +24,7 @@
 #include "ktune/live/kernel_argument.hpp"
 #include "ktune/live/launch_observer.hpp"
 #include "ktune/problem.hpp"
+#include "ktune/repetition.hpp"
 #include "ktune/value.hpp"
 
 namespace ktune::live {
@@ -57,7 +58,7 @@ inline void share_data(ArgumentSpecification& argument, std::shared_ptr<const st
   argument.data_owner = std::move(bytes);
 }
 
-enum class Statistic : unsigned char { mean, median, min };
+using ktune::Statistic;  // ktune/repetition.hpp
 
 struct Verification {
   enum class Kind : unsigned char { none, configuration, files, callback };
@@ -130,7 +131,9 @@ struct KernelSpecification {
 
   std::vector<ArgumentSpecification> arguments;
 
-  int iterations = 7;       // timed launches per configuration, after one warm-up launch
+  // Timed launches per configuration, after one warm-up launch (ktune/repetition.hpp): adaptive unless the T1 file
+  // or the caller fixes a number (Kernel Tuner: 7). Launch observers need a fixed number: with them, `runs`.
+  RepetitionPolicy repetition{.adaptive = true};
   bool warmup = true;
   Statistic statistic = Statistic::mean;
   Verification verification;

@@ -87,6 +87,9 @@ class LiveEvaluator final : public Evaluator {
   const std::vector<Objective>& objectives() const override { return objectives_; }
   bool simulated() const override { return false; }
   EvaluationOutcome evaluate(std::size_t index) override;
+  // Times configuration `index` again (a confirmation): compiled afresh, one warm-up, `runs` timed runs, no
+  // verification (it passed when it was evaluated), nothing recorded. Empty when it fails this time (why in `why`).
+  std::vector<double> time_again(std::size_t index, int runs, std::string* why = nullptr);
   void prepare(std::span<const std::size_t> upcoming) override;
   bool wants_prepare() const override { return compile_workers() > 0; }
   EvaluationRecord record(std::size_t index) const override;
@@ -104,6 +107,9 @@ class LiveEvaluator final : public Evaluator {
   // The observers observing, and why each of the others cannot ("powercap: no /sys/class/powercap ...").
   const std::vector<std::string>& observers() const { return observers_; }
   const std::vector<std::string>& observer_notes() const { return observer_notes_; }
+  // The repetition in force (the spec's, fixed when observers need it) and why it differs from the spec's, or "".
+  const RepetitionPolicy& repetition() const { return spec_.repetition; }
+  const std::string& repetition_note() const { return repetition_note_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -139,6 +145,9 @@ class LiveEvaluator final : public Evaluator {
   static constexpr std::size_t kWorkerRestarts = 3;
   std::size_t failed_restarts_ = 0;
   std::vector<std::string> observers_, observer_notes_;
+  std::string repetition_note_;            // why the repetition is not what the spec asked, or ""
+  bool reject_on_time_ = false;            // early rejection applies (the one objective is the time, minimised)
+  std::optional<RunSummary> best_time_;    // the fastest configuration's runs so far
   ObserverOptions observer_options_;
   std::function<void(const std::string&, const std::string&)> on_worker_output_;
 

@@ -14,6 +14,7 @@
 
 #include "ktune/io/results_file.hpp"
 #include "ktune/methodology/baseline.hpp"
+#include "ktune/repetition.hpp"
 #include "ktune/methodology/space_statistics.hpp"
 #include "ktune/methodology/strategy_curve.hpp"
 #include "ktune/tuning/transfer_search.hpp"
@@ -83,6 +84,10 @@ struct ComparisonOptions {
   // from (empty or shorter: none), and the transfer search's settings.
   std::vector<std::vector<TransferSource>> transfer_sources;
   TransferSettings transfer;
+  // Adaptive repetition replayed on the recorded per-run times (tuning/repetition_replay.hpp; objective time): the
+  // strategies see what a live run with this policy would have measured, and the clock is charged for the runs it
+  // took. The score is that of the configurations found, at their recorded values. Unset or fixed: as recorded.
+  std::optional<RepetitionPolicy> repetition;
 };
 
 // A run lost to its strategy (isolated runs only).

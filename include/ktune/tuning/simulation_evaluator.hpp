@@ -44,6 +44,12 @@ class SimulationEvaluator final : public Evaluator {
   std::string device_name() const override { return results_->device_name; }
   std::string kernel_name() const override { return results_->kernel_name; }
 
+  // The per-run times recorded for `index` (Kernel Tuner's "times"); empty when none or absent.
+  std::span<const double> recorded_runs(std::size_t index) const {
+    const std::uint32_t row = row_of_[index];
+    if (row == kAbsent) return {};
+    return results_->records[row].runtimes_ms;
+  }
   std::size_t configurations_recorded() const { return recorded_; }     // space configurations found in the file
   std::size_t records_outside_space() const { return outside_; }
   const io::ResultsFile& results() const { return *results_; }
