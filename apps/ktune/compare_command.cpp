@@ -162,12 +162,12 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--cutoff-start", o->request.options.cutoff_start, "Start of the time range")
       ->capture_default_str()
       ->check(real_number(0, 1, false));
-  sub->add_option("--resolution", o->request.options.resolution, "Time points")
-      ->capture_default_str()
-      ->check(whole_number(2, 1'000'000));
+  sub->add_option("--resolution", o->request.options.resolution, "Time points")->capture_default_str()->check(
+      whole_number(2, 1'000'000));
   add_baseline_option(sub, o->request.options.baseline);
   sub->add_option("--iterations", o->request.iterations, "auto[:...]: replay adaptive repetition on the recorded runs "
                   "(objective time; docs/live-tuning.md)")->check(repetition_text());
+  sub->add_flag("--avoid-failures", o->request.options.avoid_failures, "Learned failure avoidance in every run");
   sub->add_option("--threads", o->request.options.threads, "Threads (0: all cores)")->capture_default_str()->check(thread_count());
   sub->add_option("--objective", o->request.options.objective, "Objective (default: the files', else time)");
   sub->add_option("--objectives", o->request.objectives,

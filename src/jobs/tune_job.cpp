@@ -714,6 +714,8 @@ TuneJob::TuneJob(TuneRequest request) : state_(std::make_unique<State>()) {
     refuse_request("--pending does not go with --isolate (the isolated strategy would take estimates for measurements)");
   if (s.request.measure_only && (!s.live() || s.request.remote_devices))
     refuse_request("measure_only is for a live run that measures here");
+  if (s.request.avoid_failures && s.request.strategy == "brute_force")
+    refuse_request("--avoid-failures does not go with brute_force, which measures every configuration");
   if (s.request.confirm_top > 0) {
     if (!s.live() || s.request.remote_devices)
       refuse_request("--confirm-top is for a live run that measures here (a simulation has nothing to time again)");
@@ -740,6 +742,7 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
   options.scalarization = s.scalarization;
   options.pending_evaluations = s.request.pending_evaluations;
   options.resumed_count_toward_budget = s.request.budget_counts_resumed;
+  options.avoid_failures = s.request.avoid_failures;
 
   ResumedResults resumed;
   std::unique_ptr<CacheRecorder> recorder;
@@ -1026,6 +1029,7 @@ nlohmann::json tune_report_json(const TuneJob& job, const TuneOutcome& outcome, 
   }
   if (!outcome.confirmed.empty()) out["confirmed"] = confirmed_json(*s.space, outcome);
   out["evaluations"] = outcome.result.evaluations;
+  if (s.request.avoid_failures) out["deferred"] = outcome.result.deferred;
   out["clock_seconds"] = outcome.result.clock_seconds();
   out["stop_reason"] = to_string(outcome.result.stop_reason);
   if (!outcome.result.failure.empty()) out["strategy_failure"] = outcome.result.failure;

@@ -273,6 +273,7 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
     const PreparedSpace& p = *prepared_[s];
     TuningOptions tuning;
     tuning.budget.time_limit_seconds = p.result.budget_seconds;
+    tuning.avoid_failures = options.avoid_failures;
     constexpr int kAttempts = 20;  // as the reference
     for (int attempt = 0;; ++attempt) {
       // Isolated: made in its sandboxed worker, where a plug-in is loaded.

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "ktune/search_space.hpp"
+#include "ktune/tuning/failure_model.hpp"
 
 namespace ktune {
 namespace {
@@ -48,6 +49,7 @@ CostFunction::CostFunction(const SearchSpace& space, Evaluator& evaluator, CostF
   if (space_.size() <= kDenseMemoLimit) dense_memo_.assign(space_.size(), npos);
   trace_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(evaluation_limit_, 1u << 20)));
   if (space_.size() == 0) stop_ = StopReason::space_exhausted;
+  if (options_.avoid_failures && options_.pending_evaluations == 0) failure_model_ = std::make_unique<FailureModel>(space_);
   start_ = last_return_ = Clock::now();
 }
 
@@ -104,6 +106,18 @@ double CostFunction::operator()(std::span<const std::uint32_t> config) {
   ++invalid_requests_;
   count_free_request();
   return kInvalidCost;
+}
+
+bool CostFunction::defer(std::size_t index) {
+  if (stop_) throw BudgetExhausted();
+  if (index >= space_.size() || known(index)) return false;
+  failure_model_->update(trace_);
+  if (!failure_model_->predicts_failure(index)) return false;
+  // Asked once more than it was deferred: measured.
+  if (++deferred_[static_cast<std::uint32_t>(index)] > FailureModel::kDeferrals) return false;
+  ++deferrals_;
+  count_free_request();
+  return true;
 }
 
 std::size_t CostFunction::evaluate_new(std::size_t index) {

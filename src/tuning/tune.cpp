@@ -12,7 +12,7 @@ TuningResult tune(const SearchSpace& space, Evaluator& evaluator, Strategy& stra
   const auto start = std::chrono::steady_clock::now();
   CostFunction cost(space, evaluator,
                     {options.budget, options.charge_strategy_time, options.listeners, options.scalarization,
-                     options.pending_evaluations, options.resumed_count_toward_budget});
+                     options.pending_evaluations, options.resumed_count_toward_budget, options.avoid_failures});
   for (const auto& r : options.resumed) cost.add_resumed(r.index, r.status, r.values);
   Rng rng(options.seed);
   std::string failure;
@@ -30,6 +30,7 @@ TuningResult tune(const SearchSpace& space, Evaluator& evaluator, Strategy& stra
   TuningResult result{cost.take_trace()};
   result.evaluations = cost.evaluations();
   result.clock_ms = cost.clock_ms();
+  result.deferred = cost.deferrals();
   result.stop_reason = cost.stop_reason().value_or(StopReason::strategy_finished);
   if (!failure.empty() && !cost.stop_reason()) {
     // A worker that did not stop when Ctrl-C asked it to is stopped: the run was interrupted, not failed.

@@ -128,6 +128,10 @@ struct TuneRequest {
   // A confirmed winner (live runs, objective time): after the search, the best `confirm_top` configurations are
   // timed again, interleaved so that drift hits all alike, and the winner is the best of that (docs/live-tuning.md).
   std::size_t confirm_top = 0;
+  // Learned failure avoidance (tuning/failure_model.hpp, docs/live-tuning.md): opt-in, since its gain is modest
+  // (6-32% fewer failing evaluations on spaces where 40-55% fail) and not free for every strategy. Not with
+  // brute_force, which must measure everything.
+  bool avoid_failures = false;
   LiveOverrides live;
   // A live run measured elsewhere: called once the space is built, it returns the devices (at least one) that the
   // run spreads its evaluations over (ConcurrentEvaluator), instead of opening the backend here.

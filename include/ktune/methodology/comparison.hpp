@@ -88,6 +88,8 @@ struct ComparisonOptions {
   // strategies see what a live run with this policy would have measured, and the clock is charged for the runs it
   // took. The score is that of the configurations found, at their recorded values. Unset or fixed: as recorded.
   std::optional<RepetitionPolicy> repetition;
+  // Learned failure avoidance in every run (TuningOptions::avoid_failures).
+  bool avoid_failures = false;
 };
 
 // A run lost to its strategy (isolated runs only).

@@ -26,6 +26,7 @@ namespace ktune {
 
 class SearchSpace;
 class CostFunction;
+class FailureModel;
 
 class BudgetExhausted : public std::exception {
  public:
@@ -82,6 +83,10 @@ struct CostFunctionOptions {
   // Results added with add_resumed() count toward max_evaluations and max_fraction (Kernel Tuner counts cached
   // configurations; a rerun of a finished run measures nothing). False: the budget is for new evaluations only.
   bool resumed_count_toward_budget = true;
+  // Learned failure avoidance (tuning/failure_model.hpp): a new configuration the run's failures predict to fail is
+  // answered +inf without being measured, up to FailureModel::kDeferrals times; asked once more, it is measured.
+  // Only without pending evaluations (a lie is already an estimate).
+  bool avoid_failures = false;
 };
 
 class CostFunction {
@@ -96,7 +101,10 @@ class CostFunction {
   // The scalar cost of configuration `index` (minimised): the objectives' costs scalarised (by default the first
   // objective, negated when higher is better); +inf when the configuration failed.
   double operator()(std::size_t index) {
-    if (options_.pending_evaluations == 0) return trace_.cost(position(index));
+    if (options_.pending_evaluations == 0) {
+      if (failure_model_ && defer(index)) return std::numeric_limits<double>::infinity();
+      return trace_.cost(position(index));
+    }
     return speculate(index);
   }
   // Costs of a batch, evaluated in order (a parallel evaluator may run them together). If the budget ends within
@@ -115,6 +123,8 @@ class CostFunction {
   double operator()(std::span<const std::uint32_t> config);
   static constexpr double kInvalidCost = std::numeric_limits<double>::max();
   std::uint64_t invalid_requests() const { return invalid_requests_; }
+  // Configurations answered as failures without being measured (avoid_failures).
+  std::uint64_t deferrals() const { return deferrals_; }
 
   // Whether `index` has a result already (a call for it would be free).
   bool known(std::size_t index) const { return memo_lookup(index) != npos; }
@@ -152,6 +162,7 @@ class CostFunction {
   static constexpr std::uint32_t npos = 0xffffffffu;
   std::size_t position(std::size_t index);  // trace position of index, evaluating it if new
   double speculate(std::size_t index);      // operator()(index) with a constant liar
+  bool defer(std::size_t index);            // avoid_failures: answer a predicted failure without measuring it
   std::size_t record_oldest_pending();      // measures and records it; returns its index
   std::size_t evaluate_new(std::size_t index);
   std::uint32_t memo_lookup(std::size_t index) const;
@@ -173,6 +184,9 @@ class CostFunction {
   double clock_ms_ = 0;
   std::optional<StopReason> stop_;
   std::optional<std::uint64_t> stage_end_;  // evaluations() at which the current stage ends
+  std::unique_ptr<FailureModel> failure_model_;  // avoid_failures
+  std::unordered_map<std::uint32_t, unsigned> deferred_;  // times each was answered without a measurement
+  std::uint64_t deferrals_ = 0;
   // Memo: dense for spaces up to 2^24 configurations, hashed above.
   std::vector<std::uint32_t> dense_memo_;
   std::unordered_map<std::uint32_t, std::uint32_t> sparse_memo_;

@@ -29,6 +29,7 @@ struct TuningOptions {
   Scalarization scalarization;  // several objectives, single-objective strategy: how they make one cost
   std::size_t pending_evaluations = 0;  // a constant liar for one-at-a-time strategies (CostFunctionOptions)
   bool resumed_count_toward_budget = true;  // CostFunctionOptions
+  bool avoid_failures = false;              // CostFunctionOptions: learned failure avoidance
 };
 
 struct TuningResult {
@@ -39,6 +40,7 @@ struct TuningResult {
   StopReason stop_reason = StopReason::strategy_finished;
   double wall_seconds = 0;        // real time of the run
   std::string failure;            // StopReason::strategy_failed: what happened to the strategy
+  std::uint64_t deferred = 0;     // avoid_failures: configurations answered as failures without a measurement
 
   double clock_seconds() const { return clock_ms / 1000.0; }
 };
