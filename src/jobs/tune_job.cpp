@@ -797,7 +797,15 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
   }
   out.best = trace.best();
   if (s.objectives.size() >= 2) out.pareto_front = pareto_front_positions(trace);
-  if (s.request.confirm_top > 0 && s.live_evaluator && out.best) s.confirm(out);
+  // Not after Ctrl-C; a Ctrl-C during it keeps the best as measured (the outputs are still written).
+  if (s.request.confirm_top > 0 && s.live_evaluator && out.best && out.result.stop_reason != StopReason::interrupted) {
+    try {
+      s.confirm(out);
+    } catch (const Interrupted&) {
+      out.confirmed.clear();
+      s.say(JobMessageLevel::warning, "warning: the confirmation was interrupted; the best stays as measured");
+    }
+  }
   return out;
 }
 
