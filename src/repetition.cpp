@@ -139,6 +139,11 @@ RepetitionDecision decide(const RepetitionPolicy& policy, const RunSummary& summ
   return RepetitionDecision::more;
 }
 
+int next_runs(const RepetitionPolicy& policy, std::size_t runs_so_far) {
+  const auto so_far = static_cast<int>(runs_so_far);
+  return std::max(0, std::min(std::max(2, so_far / 2), policy.max_runs - so_far));
+}
+
 RepetitionPolicy RepetitionPolicy::parse(const std::string& text) {
   RepetitionPolicy p;
   if (text.rfind("auto", 0) != 0) {

@@ -52,6 +52,10 @@ const char* to_string(RepetitionDecision decision);
 // summary so far (lowest value), when there is one and early rejection applies (the objective is the time).
 RepetitionDecision decide(const RepetitionPolicy& policy, const RunSummary& summary, const RunSummary* best);
 
+// How many runs to time next after `runs_so_far` when decide() says more: half again the runs so far (at least 2),
+// within max_runs. Few round trips, and never far past the point of deciding. 0 once max_runs is reached.
+int next_runs(const RepetitionPolicy& policy, std::size_t runs_so_far);
+
 // Two-sided 95% quantile of Student's t distribution with `df` degrees of freedom (df >= 1).
 double t_quantile_95(std::size_t df);
 

@@ -574,7 +574,7 @@ void TuneJob::State::build_space_and_evaluator() {
       if (request.live.iterations) {  // adaptive repetition replayed on the recorded runs
         const RepetitionPolicy policy = iterations_policy(*request.live.iterations);
         if (!policy.adaptive) refuse_request("--iterations N is for live runs; a simulation replays auto[:...] only");
-        if (objectives.size() != 1 || objectives[0].name != "time" || objectives[0].higher_is_better)
+        if (!time_is_the_objective(objectives))
           refuse_request("--iterations auto replays the runs of the objective time (minimised)");
         recording = std::move(evaluator);
         evaluator = std::make_unique<RepetitionReplay>(*simulation, policy);
@@ -719,7 +719,7 @@ TuneJob::TuneJob(TuneRequest request) : state_(std::make_unique<State>()) {
   if (s.request.confirm_top > 0) {
     if (!s.live() || s.request.remote_devices)
       refuse_request("--confirm-top is for a live run that measures here (a simulation has nothing to time again)");
-    if (s.objectives.size() != 1 || s.objectives[0].name != "time" || s.objectives[0].higher_is_better)
+    if (!time_is_the_objective(s.objectives))
       refuse_request("--confirm-top confirms the fastest: the objective must be time (minimised)");
   }
   s.build_space_and_evaluator();

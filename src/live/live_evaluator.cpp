@@ -43,6 +43,16 @@ std::string utc_timestamp() {
                      tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
 }
 
+// The next request of a configuration whose kernel the worker has compiled (and checked): it only times it.
+void time_only(detail::RunRequest& request) {
+  request.compile = false;
+  request.check_run = false;
+  request.read_back.clear();
+  request.defines.clear();
+  request.code.clear();
+  request.prebuilt.clear();
+}
+
 std::string config_text(const Problem& problem, std::span<const Value> config) {
   std::string text;
   for (std::size_t p = 0; p < config.size(); ++p)
@@ -167,7 +177,7 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
     repetition_note_ = fmt::format("adaptive repetition is off with observers: {} runs each", spec_.repetition.runs);
   }
   // Early rejection compares times: only when the time is what is minimised.
-  reject_on_time_ = objectives_.size() == 1 && objectives_[0].name == "time" && !objectives_[0].higher_is_better;
+  reject_on_time_ = time_is_the_objective(objectives_);
   // What the caller's observers report is known only once they report.
   for (const auto& o : objectives_)
     if (!known.count(o.name) && spec_.launch_observers.empty())
@@ -612,12 +622,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
     request.check_run = true;
     request.read_back = read_back_;
     if (auto failed = send(request)) return finish(failed->first, std::move(failed->second));
-    request.compile = false;
-    request.check_run = false;
-    request.read_back.clear();
-    request.defines.clear();
-    request.code.clear();
-    request.prebuilt.clear();
+    time_only(request);
   }
   const RepetitionPolicy& repetition = spec_.repetition;
   request.warmup = spec_.warmup;
@@ -630,17 +635,11 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
   RepetitionDecision decision = RepetitionDecision::capped;
   if (repetition.adaptive) {
     // More runs of the compiled kernel, a few at a time, until the runs so far decide (ktune/repetition.hpp).
+    time_only(request);
     request.warmup = false;
-    request.compile = request.check_run = false;
-    request.code.clear();
-    request.prebuilt.clear();
-    request.defines.clear();
-    request.read_back.clear();
     const RunSummary* best = reject_on_time_ && best_time_ ? &*best_time_ : nullptr;
     while ((decision = decide(repetition, summary, best)) == RepetitionDecision::more) {
-      // Half again the runs so far (at least 2): few round trips, and never far past the point of deciding.
-      const auto so_far = static_cast<int>(summary.runs);
-      request.iterations = static_cast<std::uint32_t>(std::min(std::max(2, so_far / 2), repetition.max_runs - so_far));
+      request.iterations = static_cast<std::uint32_t>(next_runs(repetition, summary.runs));
       if (auto failed = send(request)) return finish(failed->first, std::move(failed->second));
       summary = summarize_runs(rec.runtimes_ms, spec_.statistic, true);
     }

@@ -7,9 +7,7 @@ namespace ktune {
 
 RepetitionReplay::RepetitionReplay(SimulationEvaluator& recorded, RepetitionPolicy policy, Statistic statistic)
     : recorded_(recorded), policy_(policy), statistic_(statistic) {
-  const auto& objectives = recorded_.objectives();
-  applies_ = policy_.adaptive && objectives.size() == 1 && objectives[0].name == "time" &&
-             !objectives[0].higher_is_better;
+  applies_ = policy_.adaptive && time_is_the_objective(recorded_.objectives());
 }
 
 EvaluationOutcome RepetitionReplay::evaluate(std::size_t index) {
@@ -27,11 +25,12 @@ EvaluationOutcome RepetitionReplay::evaluate(std::size_t index) {
   for (;;) {
     decision = decide(policy, summary, best_ ? &*best_ : nullptr);
     if (decision != RepetitionDecision::more) break;
-    if (n == runs.size()) {  // fewer recorded runs than min_runs: all of them
+    const int more = next_runs(policy, n);
+    if (more == 0) {  // fewer recorded runs than min_runs: all of them
       decision = RepetitionDecision::capped;
       break;
     }
-    n += std::min(std::max<std::size_t>(2, n / 2), runs.size() - n);
+    n += static_cast<std::size_t>(more);
     summary = summarize_runs(runs.first(n), statistic_, true);
   }
   taken_ += n;

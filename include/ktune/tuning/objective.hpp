@@ -19,6 +19,12 @@ struct Objective {
 // name containing "score", "flop/s", "flops" or "gb/s", case-insensitive) are maximised; std::nullopt if unknown.
 std::optional<bool> infer_higher_is_better(std::string_view name);
 
+// Whether the run's one objective is the time, minimised: what per-run repetition (early rejection, its replay) and
+// the confirmation of a winner reason about.
+inline bool time_is_the_objective(const std::vector<Objective>& objectives) {
+  return objectives.size() == 1 && objectives[0].name == "time" && !objectives[0].higher_is_better;
+}
+
 // Objectives for `names` with directions inferred; `maximize` (one flag for all, or one per name) overrides.
 // Throws std::invalid_argument naming the objective whose direction is unknown and not given.
 std::vector<Objective> make_objectives(const std::vector<std::string>& names,
