@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,13 +30,21 @@ bool enter_namespaces(bool user, int flags) {
   const gid_t gid = ::getegid();
   if (::unshare(flags | (user ? CLONE_NEWUSER : 0)) != 0) return false;
   if (!user) return true;
+  // A process that is not dumpable has its /proc/self files owned by root: an ordinary user could not write its own
+  // maps (EACCES). Dumpable while they are written, then as it was (the sandboxed process is not started yet).
+  const int dumpable = ::prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+  if (dumpable != 1) (void)::prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
   // Root inside, the caller outside: one user, one group, and no setgroups (which an unprivileged map requires).
   char map[64];
   std::snprintf(map, sizeof map, "0 %u 1", static_cast<unsigned>(uid));
-  if (!write_text("/proc/self/uid_map", map)) return false;
-  if (!write_text("/proc/self/setgroups", "deny") && errno != ENOENT) return false;
+  bool ok = write_text("/proc/self/uid_map", map);
+  ok = ok && (write_text("/proc/self/setgroups", "deny") || errno == ENOENT);
   std::snprintf(map, sizeof map, "0 %u 1", static_cast<unsigned>(gid));
-  return write_text("/proc/self/gid_map", map);
+  ok = ok && write_text("/proc/self/gid_map", map);
+  const int saved = errno;
+  if (dumpable == 0) (void)::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  errno = saved;
+  return ok;
 }
 
 }  // namespace ktune::sandbox::detail

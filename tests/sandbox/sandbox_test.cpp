@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <grp.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -302,6 +303,41 @@ TEST_F(Sandbox, WithoutSeccompANetworkNamespaceStillKeepsItOffTheNetwork) {
   });
   EXPECT_EQ(o.said, "socket ");  // no filter: the call works, the network is not there
   EXPECT_EQ(o.reason, "");
+}
+
+// An ordinary user's sandbox: every layer the probe found, and the process starts. (A non-dumpable process, as the
+// sandbox's keeper is, could not write its own user namespace maps as anyone but root.) Run as root, the test runs
+// itself again as nobody.
+TEST_F(Sandbox, AnOrdinaryUsersSandboxStartsWithTheLayersItsProbeFound) {
+  constexpr int kCannotRunAsNobody = 99;
+  if (::geteuid() == 0 && !std::getenv("KTUNE_SANDBOX_TEST_AS_NOBODY")) {
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::setenv("KTUNE_SANDBOX_TEST_AS_NOBODY", "1", 1);
+      if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(kCannotRunAsNobody);
+      const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+      const std::string filter = std::string("--gtest_filter=") + test->test_suite_name() + "." + test->name();
+      ::execl("/proc/self/exe", "sandbox_test_as_nobody", filter.c_str(), static_cast<char*>(nullptr));
+      ::_exit(kCannotRunAsNobody);  // the test binary is in a folder nobody may enter
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kCannotRunAsNobody) GTEST_SKIP() << "cannot run as nobody here";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the test as nobody failed (its output is above)";
+    return;
+  }
+  const Layers layers = available_layers();
+  const std::string scratch = options.scratch;
+  const Outcome o = run(options, [&](int out) {
+    std::ofstream(scratch + "/note.txt") << "inside";
+    say(out, read_file(scratch + "/note.txt"));
+  });
+  EXPECT_TRUE(o.exited(0)) << o.reason;
+  EXPECT_EQ(o.said, "inside");
+  if (layers.mount_namespace) {
+    EXPECT_FALSE(fs::exists(fs::path(scratch) / "note.txt"));  // a private tmpfs
+  }
 }
 
 }  // namespace
