@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs (idempotently, by Debian package name) everything ktune needs to build, test, benchmark and fuzz
 # (clang and libclang-rt-dev, which has libFuzzer, for `make fuzz`; Debian's python3 with its headers, numpy,
-# pytest and pybind11 for the Python module; libcurl for `ktune design`'s language model; OpenMPI, optional at build
+# pytest and pybind11 for the Python module; chromium, headless, for the report pages' tests; libcurl for `ktune design`'s language model; OpenMPI, optional at build
 # time, for `mpirun ktune compare`; libseccomp for the sandbox of unreviewed code).
 set -euo pipefail
 PACKAGES=(
@@ -14,6 +14,7 @@ PACKAGES=(
   libffi-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   clang libclang-rt-dev
   python3 python3-dev python3-numpy python3-pytest python3-jsonschema pybind11-dev
+  chromium
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

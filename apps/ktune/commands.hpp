@@ -35,6 +35,7 @@ Command add_hypertune_command(CLI::App& app);
 Command add_design_command(CLI::App& app);
 Command add_store_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
 
 // --baseline reference|exact, for the verbs that score strategies (compare, hypertune).
 inline void add_baseline_option(CLI::App* app, methodology::BaselineKind& kind) {

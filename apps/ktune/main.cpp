@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     const Command commands[] = {add_space_command(app), add_tune_command(app), add_strategies_command(app), add_compare_command(app),
                                 add_pareto_command(app), add_hypertune_command(app), add_design_command(app),
-                                add_store_command(app), add_export_command(app)};
+                                add_store_command(app), add_export_command(app), add_report_command(app)};
     // CLI11 would report an unknown verb as "A subcommand is required"; name it instead.
     if (argc > 1 && argv[1][0] != '-' &&
         std::none_of(std::begin(commands), std::end(commands), [&](const Command& c) { return c.app->check_name(argv[1]); })) {

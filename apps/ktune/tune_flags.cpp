@@ -43,6 +43,12 @@ void add_tune_flags(CLI::App* sub, TuneOptions& o) {
   sub->add_option("--confirm-top", o.request.confirm_top,
                   "Live: time the best K again at the end, interleaved, and say which are tied with the winner")
       ->check(whole_number(1, 1000));
+  sub->add_option_function<std::string>(
+         "--dashboard",
+         [&o](const std::string& port) { o.request.dashboard_port = port.empty() ? 0 : std::stoi(port); },
+         "A live view of the run on http://127.0.0.1:PORT/ (no PORT: any free one, printed)")
+      ->expected(0, 1)
+      ->check(CLI::Range(0, 65535) | CLI::IsMember({""}));
   sub->add_option("--output", o.request.output_path, "Write the results as a T4 file");
   sub->add_option("--cache", o.request.cache_path,
                   "Kernel Tuner cache file: resumed if present (it must be of the same device, problem size and "

@@ -6,6 +6,7 @@ Tuner's Python interface. See docs/python.md for what is supported and what diff
 from ktune import observers, strategies, util  # reachable as attributes, as Kernel Tuner's are after its import
 from ktune._ktune import JobError, __version__
 from ktune.interface import run_kernel, tune_cache, tune_kernel, tune_kernel_T1
+from ktune.report import report
 
-__all__ = ["JobError", "__version__", "observers", "run_kernel", "strategies", "tune_cache", "tune_kernel",
+__all__ = ["JobError", "__version__", "observers", "report", "run_kernel", "strategies", "tune_cache", "tune_kernel",
            "tune_kernel_T1", "util"]

@@ -226,7 +226,7 @@ def _strategy_settings(strategy, strategy_options, seed=None):
 
 
 def _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective, objective_higher_is_better,
-              objectives, seed, verbose, quiet, metrics, store="", transfer=(), wisdom=""):
+              objectives, seed, verbose, quiet, metrics, store="", transfer=(), wisdom="", dashboard=None):
     if cache is None:
         raise ValueError("simulation_mode needs a cache file (cache=...) to replay")
     path = live.path_argument(cache, "cache")
@@ -240,7 +240,7 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     derived, computed = _split_metrics(metrics, objective_names)
     texts, keep = _restrictions(restrictions, tune_params)
     out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep, seed,
-                          None, strategy_object, store, list(transfer), wisdom)
+                          None, strategy_object, store, list(transfer), wisdom, dashboard)
     _refuse_an_empty_space(out, restrictions, tune_params, path)
     return _finish(out, computed, objective_names, verbose, quiet, live_run=False)
 
@@ -256,7 +256,8 @@ def _finish(out, computed, objective_names, verbose, quiet, live_run, observers=
     values added, printed as Kernel Tuner prints them."""
     results, env = out["results"], out["env"]
     for message in out["messages"]:
-        warnings.warn(message, stacklevel=4)
+        if not message.startswith("the live view: "):  # printed on stderr when it was opened
+            warnings.warn(message, stacklevel=4)
     for result in results:
         _add_observer_extras(result, out["parameters"], observers)
         if "__error__" in result:
@@ -308,7 +309,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                 compiler_options=None, defines=None, log=None, iterations=7, block_size_names=None, quiet=False,
                 strategy=None, strategy_options=None, cache=None, metrics=None, simulation_mode=False,
                 observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None,
-                compile_workers=0, devices=None, pending=0, store=None, transfer=None, wisdom=None, confirm_top=0):
+                compile_workers=0, devices=None, pending=0, store=None, transfer=None, wisdom=None, confirm_top=0,
+                dashboard=False):
     """Kernel Tuner's tune_kernel: returns ``(results, env)``, a list of result dicts and the environment.
 
     Live (OpenCL, C/C++ and CUDA kernels, each configuration compiled, verified and benchmarked in a worker process),
@@ -328,14 +330,17 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     default of 7 fixed runs stays the default here. ``confirm_top`` (ktune's own): time the best K again at the end,
     interleaved; ``env["confirmed"]`` lists them, the winner first, each with its interval and whether it is tied
     with the winner, and ``env["best_config"]`` is the confirmed winner, as ``ktune tune --confirm-top``.
+    ``dashboard`` (ktune's own): ``True`` (any free port) or a port number: a live view of the run on
+    http://127.0.0.1:PORT/ while it lasts, its address printed on stderr (docs/report.md), as ``ktune tune --dashboard``.
     """
+    dashboard_port = _dashboard_port(dashboard)
     store_path = _store_path(store)
     transfer_paths = _transfer_paths(transfer)
     wisdom_path = "" if wisdom is None else live.path_argument(wisdom, "wisdom")
     if simulation_mode:
         return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
                          objective_higher_is_better, objectives, seed, verbose, quiet, metrics, store_path,
-                         transfer_paths, wisdom_path)
+                         transfer_paths, wisdom_path, dashboard_port)
     _refuse_unsupported(smem_args=smem_args, cmem_args=cmem_args, texmem_args=texmem_args)
     _check_tune_params(tune_params)
     for forbidden in ("grid_size_x", "grid_size_y", "grid_size_z", "time"):
@@ -362,9 +367,18 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                            strategy, settings, max_fevals, time_limit, objective_texts, texts, keep, seed, printer,
                            strategy_object, _integer(compile_workers, "compile_workers", 0, 2**16), device_list,
                            all_devices, _integer(pending, "pending", 0, 2**16), store_path, transfer_paths,
-                           wisdom_path, _integer(confirm_top, "confirm_top", 0, 1000))
+                           wisdom_path, _integer(confirm_top, "confirm_top", 0, 1000), dashboard_port)
     _refuse_an_empty_space(out, restrictions, tune_params, f"kernel {kernel_name}")
     return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
+
+
+def _dashboard_port(dashboard):
+    """tune_kernel's dashboard as the native job takes it: None (none), 0 (any free port) or the port."""
+    if dashboard is None or dashboard is False:
+        return None
+    if dashboard is True:
+        return 0
+    return _integer(dashboard, "dashboard", 0, 65535)
 
 
 def _transfer_paths(transfer):

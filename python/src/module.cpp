@@ -26,6 +26,7 @@
 #include "ktune/io/output_file.hpp"
 #include "ktune/io/t4_results.hpp"
 #include "ktune/jobs/job_error.hpp"
+#include "ktune/jobs/report_job.hpp"
 #include "ktune/jobs/tune_job.hpp"
 #include "ktune/live/element_type.hpp"
 #include "ktune/live/kernel_specification.hpp"
@@ -391,6 +392,7 @@ struct CommonArguments {
   std::vector<std::string> transfer;  // transfer sources (docs/transfer.md); empty: none
   std::string wisdom;  // a wisdom file the winner is added to (docs/integration.md); "" none
   std::size_t confirm_top = 0;  // live: the best K timed again at the end (docs/live-tuning.md)
+  std::optional<int> dashboard = std::nullopt;  // the live view's port (0: any free one); nullopt: none
 };
 
 void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr<PythonErrors>& errors) {
@@ -411,6 +413,7 @@ void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr
   request.transfer = a.transfer;
   request.wisdom_path = a.wisdom;
   request.confirm_top = a.confirm_top;
+  request.dashboard_port = a.dashboard;
   if (!a.keep.is_none()) {
     // Called from the job, which runs without the GIL: every call takes it. A Python exception becomes the job's
     // refusal with Python's message, formatted while the GIL is held.
@@ -456,7 +459,14 @@ class PythonListener final : public TuningListener {
 // error (a JobError made of it).
 py::dict run_job(TuneRequest request, py::object on_result, const std::shared_ptr<PythonErrors>& errors) {
   std::vector<std::string> messages;
-  request.on_message = [&messages](JobMessageLevel, const std::string& text) { messages.push_back(text); };
+  request.on_message = [&messages](JobMessageLevel, const std::string& text) {
+    // The live view's address is needed while the run goes, not in the messages it returns.
+    if (text.rfind("the live view: ", 0) == 0) {
+      std::fprintf(stderr, "ktune: %s\n", text.c_str());
+      std::fflush(stderr);
+    }
+    messages.push_back(text);
+  };
   std::optional<TuneJob> job;
   std::optional<TuneOutcome> outcome;
   std::optional<PythonListener> listener;
@@ -943,19 +953,20 @@ PYBIND11_MODULE(_ktune, m) {
                std::vector<std::string> objectives, std::vector<std::string> restrictions,
                std::vector<std::string> derived, py::object keep, std::uint64_t seed, py::object on_result,
                py::object strategy_object, std::string store, std::vector<std::string> transfer,
-               std::string wisdom) {
+               std::string wisdom, std::optional<int> dashboard) {
         auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
                                 std::move(objectives), std::move(restrictions), std::move(keep), seed,
                                 std::move(on_result), std::move(strategy_object));
         arguments.store = std::move(store);
         arguments.transfer = std::move(transfer);
         arguments.wisdom = std::move(wisdom);
+        arguments.dashboard = dashboard;
         return simulate(std::move(cache_path), std::move(derived), arguments);
       },
       py::arg("cache_path"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
       py::arg("objectives"), py::arg("restrictions"), py::arg("derived"), py::arg("keep"), py::arg("seed"),
       py::arg("on_result") = py::none(), py::arg("strategy_object") = py::none(), py::arg("store") = "",
-      py::arg("transfer") = std::vector<std::string>{}, py::arg("wisdom") = "",
+      py::arg("transfer") = std::vector<std::string>{}, py::arg("wisdom") = "", py::arg("dashboard") = py::none(),
       "Replays a brute-forced Kernel Tuner cache or T4 file with a strategy. Returns {parameters, results, env, "
       "best, pareto_front, messages}.");
   m.def(
@@ -966,7 +977,8 @@ PYBIND11_MODULE(_ktune, m) {
                std::vector<std::string> objectives, std::vector<std::string> restrictions, py::object keep,
                std::uint64_t seed, py::object on_result, py::object strategy_object, std::size_t compile_workers,
                std::vector<int> devices, bool all_devices, std::size_t pending, std::string store,
-               std::vector<std::string> transfer, std::string wisdom, std::size_t confirm_top) {
+               std::vector<std::string> transfer, std::string wisdom, std::size_t confirm_top,
+               std::optional<int> dashboard) {
         auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
                                 std::move(objectives), std::move(restrictions), std::move(keep), seed,
                                 std::move(on_result), std::move(strategy_object));
@@ -974,6 +986,7 @@ PYBIND11_MODULE(_ktune, m) {
         arguments.transfer = std::move(transfer);
         arguments.wisdom = std::move(wisdom);
         arguments.confirm_top = confirm_top;
+        arguments.dashboard = dashboard;
         return tune_live(name, tune_params, kernel, std::move(verify), cache_path, isolate, arguments,
                          compile_workers, std::move(devices), all_devices, pending);
       },
@@ -983,7 +996,27 @@ PYBIND11_MODULE(_ktune, m) {
       py::arg("strategy_object") = py::none(), py::arg("compile_workers") = 0,
       py::arg("devices") = std::vector<int>{}, py::arg("all_devices") = false, py::arg("pending") = 0,
       py::arg("store") = "", py::arg("transfer") = std::vector<std::string>{}, py::arg("wisdom") = "",
-      py::arg("confirm_top") = 0, "Tunes a kernel given in memory, live. Returns what simulate returns.");
+      py::arg("confirm_top") = 0, py::arg("dashboard") = py::none(),
+      "Tunes a kernel given in memory, live. Returns what simulate returns.");
+  m.def(
+      "report",
+      [](std::vector<std::string> results, std::string html, std::vector<std::string> objectives, std::size_t top,
+         std::string title) {
+        ReportRequest request;
+        request.inputs = std::move(results);
+        request.html_dir = std::move(html);
+        request.objectives = std::move(objectives);
+        request.top = top;
+        request.title = std::move(title);
+        ReportResult result;
+        {
+          py::gil_scoped_release release;
+          result = run_report(request);
+        }
+        return py::module_::import("json").attr("loads")(report_result_json(result).dump());
+      },
+      py::arg("results"), py::arg("html"), py::arg("objectives"), py::arg("top"), py::arg("title"),
+      "Writes the report pages of results files (ktune report --html). Returns {pages, items}.");
 
   m.def("write_t4", &write_t4, py::arg("path"), py::arg("tune_params"), py::arg("results"), py::arg("objectives"),
         "Writes result dicts as a T4 results file.");

@@ -40,6 +40,8 @@
 #include "ktune/tuning/isolated_strategy.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/isolated_plugins.hpp"
+#include "ktune/report/live_run.hpp"
+#include "ktune/report/report_server.hpp"
 #include "ktune/tuning/recorded_evaluation.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
 #include "ktune/tuning/transfer_search.hpp"
@@ -768,6 +770,33 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
       s.say(JobMessageLevel::loss, "warning: " + text);
     });
     options.listeners.push_back(store_recorder.get());
+  }
+  // The live view: its server summarizes on its own thread; the loop only hands over a copy of each record.
+  std::unique_ptr<report::LiveRun> live_run;
+  std::unique_ptr<report::LiveRunRecorder> live_recorder;
+  std::unique_ptr<report::ReportServer> live_server;
+  if (s.request.dashboard_port) {
+    report::ReportRun run;
+    run.kernel_name = s.evaluator->kernel_name().empty() ? s.space->problem().name : s.evaluator->kernel_name();
+    run.device_name = s.evaluator->device_name();
+    run.problem_size = s.problem_size;
+    run.name = run.kernel_name + (run.device_name.empty() ? "" : " on " + run.device_name);
+    run.source = s.input_path();
+    run.format = s.live() ? "live run" : "simulation";
+    run.problem = s.space->problem();
+    for (const auto& o : s.objectives) run.objectives.push_back(o.name + (o.higher_is_better ? ":max" : ":min"));
+    for (const auto& r : options.resumed)
+      if (const auto it = resumed.records.find(r.index); it != resumed.records.end()) run.records.push_back(it->second);
+    live_run = std::make_unique<report::LiveRun>(std::move(run), report::SummaryOptions{});
+    live_recorder = std::make_unique<report::LiveRunRecorder>(*live_run);
+    options.listeners.push_back(live_recorder.get());
+    try {
+      live_server = std::make_unique<report::ReportServer>(*s.request.dashboard_port,
+                                                           [&live_run] { return live_run->data(); });
+      s.say(JobMessageLevel::note, "the live view: " + live_server->url());
+    } catch (const std::runtime_error& e) {
+      s.say(JobMessageLevel::warning, fmt::format("warning: {}; tuning without it", e.what()));
+    }
   }
   for (TuningListener* l : listeners) options.listeners.push_back(l);
 

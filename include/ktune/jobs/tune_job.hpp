@@ -132,6 +132,9 @@ struct TuneRequest {
   // (6-32% fewer failing evaluations on spaces where 40-55% fail) and not free for every strategy. Not with
   // brute_force, which must measure everything.
   bool avoid_failures = false;
+  // The live view (report/report_server.hpp): a page on http://127.0.0.1:PORT/ (0: any free port; the job says which
+  // in a note) that shows the run as it goes, served while the run lasts. nullopt: none.
+  std::optional<int> dashboard_port;
   LiveOverrides live;
   // A live run measured elsewhere: called once the space is built, it returns the devices (at least one) that the
   // run spreads its evaluations over (ConcurrentEvaluator), instead of opening the backend here.
