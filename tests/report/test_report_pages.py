@@ -1,5 +1,5 @@
 """The report pages in a real browser (Debian's headless chromium): a simulated run of a benchmark_hub cache, a
-two-objective run, a comparison, a live OpenCL run with its dashboard, a cache watched while another process writes
+two-objective run, a comparison, a hypertuning output, a live OpenCL run with its dashboard, a cache watched while another process writes
 it, and a 10^5-record run. Each page: no console error, the expected elements, the numbers of the run's own JSON;
 a screenshot of each is kept in KTUNE_TEST_ARTIFACTS."""
 import gzip
@@ -59,6 +59,11 @@ def data_values(chrome, selector):
     return chrome.evaluate("Array.from(document.querySelectorAll(%s)).map(e => e.dataset.value)" % json.dumps(selector))
 
 
+def as_shown(value):
+    """A parameter value as the page writes it: a string as it is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def charts(chrome):
     return chrome.evaluate("Array.from(document.querySelectorAll('svg.chart')).map(e => e.dataset.chart)")
 
@@ -77,7 +82,7 @@ def test_a_simulated_run_shows_the_runs_own_numbers(chrome, tmp_path):
     assert data_values(chrome, ".failures-count") == [str(run["failures"])]
     config_text = chrome.evaluate("document.querySelector('.best-config').textContent")
     for name, value in run["best"]["configuration"].items():
-        assert "%s=%s" % (name, json.dumps(value)) in config_text
+        assert "%s=%s" % (name, as_shown(value)) in config_text
     shown = charts(chrome)
     for chart in ("progress-evaluations", "progress-time", "distribution", "importance"):
         assert chart in shown
@@ -120,6 +125,19 @@ def test_a_comparison_shows_the_scores(chrome, tmp_path):
     assert shown == pytest.approx({k: v["score"] for k, v in scores.items()}, rel=1e-12)
     assert "aggregate-performance" in charts(chrome)
     assert sum(c.startswith("space-") for c in charts(chrome)) == 2
+
+
+def test_a_hypertuning_output_shows_the_best_setting(chrome, tmp_path):
+    out = tmp_path / "hypertune.json"
+    run = json.loads(ktune("hypertune", "--strategy", "genetic_algorithm", "--spaces", CACHE, "--repeats", "3",
+                           "--budget", "8", "--quiet", "--output", str(out), "--json").stdout)
+    page = json.loads(ktune("report", str(out), "--html", str(tmp_path / "html"), "--json").stdout)["pages"][0]
+    open_page(chrome, "file://" + page["path"], "hypertuning")
+    assert float(data_values(chrome, ".best-value")[0]) == pytest.approx(run["best"]["score"], rel=1e-12)
+    config_text = chrome.evaluate("document.querySelector('.best-config').textContent")
+    for name, value in run["best"]["settings"].items():
+        assert "%s=%s" % (name, as_shown(value)) in config_text
+    assert sum(c.startswith("marginal-") for c in charts(chrome)) == len(run["best"]["settings"])
 
 
 def cache_entries(path):
