@@ -33,7 +33,7 @@ class Browser:
 
         self._process = subprocess.Popen(
             [path, "--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-             "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
+             "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",
              "--user-data-dir=" + self._profile, "--window-size=%d,%d" % (width, height), "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             pass_fds=(3, 4, to_browser_r, from_browser_w), preexec_fn=wire, close_fds=True)
