@@ -788,11 +788,11 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
     for (const auto& r : options.resumed)
       if (const auto it = resumed.records.find(r.index); it != resumed.records.end()) run.records.push_back(it->second);
     live_run = std::make_unique<report::LiveRun>(std::move(run), report::SummaryOptions{});
-    live_recorder = std::make_unique<report::LiveRunRecorder>(*live_run);
-    options.listeners.push_back(live_recorder.get());
     try {
       live_server = std::make_unique<report::ReportServer>(*s.request.dashboard_port,
                                                            [&live_run] { return live_run->data(); });
+      live_recorder = std::make_unique<report::LiveRunRecorder>(*live_run);
+      options.listeners.push_back(live_recorder.get());
       s.say(JobMessageLevel::note, "the live view: " + live_server->url());
     } catch (const std::runtime_error& e) {
       s.say(JobMessageLevel::warning, fmt::format("warning: {}; tuning without it", e.what()));

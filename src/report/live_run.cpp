@@ -8,22 +8,22 @@ namespace ktune::report {
 LiveRun::LiveRun(ReportRun run, SummaryOptions options) : run_(std::move(run)), options_(std::move(options)) {}
 
 void LiveRun::add(EvaluationRecord record) {
-  const std::lock_guard lock(mutex_);
-  run_.records.push_back(std::move(record));
+  const std::lock_guard lock(added_mutex_);
+  added_.push_back(std::move(record));
 }
 
 nlohmann::json LiveRun::data() {
-  ReportRun copy;
+  const std::lock_guard reading(data_mutex_);
+  std::vector<EvaluationRecord> added;
   {
-    const std::lock_guard lock(mutex_);
-    if (summarized_ == run_.records.size()) return data_;
-    copy = run_;  // summarized outside the lock: the tuning loop never waits for a summary
+    const std::lock_guard lock(added_mutex_);
+    added.swap(added_);
   }
-  const std::size_t count = copy.records.size();
-  nlohmann::json data = page_data({summarize_run(copy, options_)}, copy.name, count);
-  const std::lock_guard lock(mutex_);
-  summarized_ = count;
-  data_ = std::move(data);
+  if (!added.empty() || !summarized_) {
+    for (auto& r : added) run_.records.push_back(std::move(r));
+    data_ = page_data({summarize_run(run_, options_)}, run_.name, run_.records.size());
+    summarized_ = true;
+  }
   return data_;
 }
 

@@ -16,14 +16,18 @@ class LiveRun {
  public:
   // `run`: what is known before the first result (names, problem, objectives) and any records resumed.
   LiveRun(ReportRun run, SummaryOptions options);
-  void add(EvaluationRecord record);  // any thread
-  nlohmann::json data();              // page data (page_data), "version" the count of records
+  // Any thread; holds the lock only to append (the summary never runs under it).
+  void add(EvaluationRecord record);
+  // Page data (page_data), "version" the count of records; summarized again only when records came.
+  nlohmann::json data();
 
  private:
-  std::mutex mutex_;
+  std::mutex added_mutex_;               // the tuning loop's side: records not yet summarized
+  std::vector<EvaluationRecord> added_;
+  std::mutex data_mutex_;                // the readers' side
   ReportRun run_;
   SummaryOptions options_;
-  std::size_t summarized_ = SIZE_MAX;
+  bool summarized_ = false;
   nlohmann::json data_;
 };
 
