@@ -15,36 +15,17 @@
 #include <string>
 #include <thread>
 
-#include "ktune/io/results_file.hpp"
-#include "ktune/io/t1_reader.hpp"
 #include "ktune/report/html_page.hpp"
 #include "ktune/report/live_run.hpp"
 #include "ktune/report/report_server.hpp"
-#include "ktune/search_space.hpp"
-#include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/tune.hpp"
+
+#include "dedispersion_simulation.hpp"
 
 namespace {
 
-const std::string kDir = std::string(KTUNE_SHARED_DIR) + "/data/benchmark_hub/";
-
-struct Simulation {
-  std::shared_ptr<const ktune::io::ResultsFile> results;
-  ktune::SearchSpace space;
-  std::unique_ptr<ktune::SimulationEvaluator> evaluator;
-};
-
-const Simulation& dedispersion() {
-  static const Simulation sim = [] {
-    auto results = std::make_shared<const ktune::io::ResultsFile>(
-        ktune::io::read_results_file(kDir + "cachefiles/dedispersion_milo/A100.json.gz"));
-    auto space = ktune::SearchSpace::build(ktune::io::read_t1_file(kDir + "t1/dedispersion_milo.json"));
-    Simulation s{results, std::move(space), nullptr};
-    s.evaluator = std::make_unique<ktune::SimulationEvaluator>(s.space, results, ktune::make_objectives({"time"}));
-    return s;
-  }();
-  return sim;
-}
+using ktune::bench::dedispersion;
+using ktune::bench::Simulation;
 
 // One GET of /data.json.
 void ask(int port) {

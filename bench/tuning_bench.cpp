@@ -5,33 +5,14 @@
 #include <memory>
 #include <string>
 
-#include "ktune/io/results_file.hpp"
-#include "ktune/io/t1_reader.hpp"
-#include "ktune/search_space.hpp"
-#include "ktune/tuning/simulation_evaluator.hpp"
 #include "ktune/tuning/tune.hpp"
+
+#include "dedispersion_simulation.hpp"
 
 namespace {
 
-struct Simulation {
-  std::shared_ptr<const ktune::io::ResultsFile> results;
-  ktune::SearchSpace space;
-  std::unique_ptr<ktune::SimulationEvaluator> evaluator;
-};
-
-const Simulation& dedispersion() {
-  static const Simulation sim = [] {
-    const std::string dir = std::string(KTUNE_SHARED_DIR) + "/data/benchmark_hub/";
-    auto results = std::make_shared<const ktune::io::ResultsFile>(
-        ktune::io::read_results_file(dir + "cachefiles/dedispersion_milo/A100.json.gz"));
-    auto space = ktune::SearchSpace::build(ktune::io::read_t1_file(dir + "t1/dedispersion_milo.json"));
-    Simulation s{results, std::move(space), nullptr};
-    s.evaluator = std::make_unique<ktune::SimulationEvaluator>(s.space, results,
-                                                               ktune::make_objectives({"time"}));
-    return s;
-  }();
-  return sim;
-}
+using ktune::bench::dedispersion;
+using ktune::bench::Simulation;
 
 // `max_fevals` 0: the whole space.
 void BM_Simulated(benchmark::State& state, const char* strategy_name, std::uint64_t max_fevals) {
