@@ -47,9 +47,15 @@ struct TempFolder {
 // The parent's environment as a process inside would look for it.
 std::string fmt_parent_environ() { return "/proc/" + std::to_string(::getppid()) + "/environ"; }
 
+// "" when it cannot be read: libstdc++ throws when a read fails after the open, as reading /proc/PID/stat does when
+// the process ends in between.
 std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  try {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 // Runs `body` sandboxed; what it writes on its descriptor `out` comes back in `said`.

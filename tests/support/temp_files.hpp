@@ -33,10 +33,15 @@ inline std::string fresh_temp_path(const std::string& name) {
   return path.string();
 }
 
-// The whole content of a file ("" if it cannot be read).
+// The whole content of a file ("" if it cannot be read). libstdc++ throws when a read fails after the open, as
+// reading /proc/PID/stat does when the process ends in between: that too is "cannot be read".
 inline std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 inline std::string write_temp(const std::string& name, const std::string& content) {
