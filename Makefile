@@ -9,19 +9,27 @@ PREFIX     ?= /usr/local
 PYTHON     ?= /usr/bin/python3
 PYTHON_SITE ?=
 
-.PHONY: setup build run test bench asan fuzz faults install python python-examples clean
+.PHONY: setup configure build run test bench asan fuzz faults install python python-examples clean
 
 setup:
 	@bash scripts/setup.sh
 
-build: setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKTUNE_WERROR=ON
+CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DKTUNE_WERROR=ON
+
+configure: setup
+	$(CONFIGURE)
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # A real tuning job, live on this machine: the tiled OpenCL matrix multiply of examples/matmul, compiled and run per
 # configuration by PoCL on the CPU, verified against its reference configuration, searched by the genetic algorithm
-# for 60 seconds of wall clock. It prints progress and the best configuration.
-run: build
+# for 60 seconds of wall clock. It prints progress and the best configuration. Builds only the ktune program (make
+# test builds the tests), after the packages it needs (not the fuzzing and browser-test ones).
+run:
+	@bash scripts/setup.sh run
+	$(CONFIGURE)
+	cmake --build $(BUILD) --target ktune -j $(JOBS)
 	./$(BUILD)/ktune tune examples/matmul/matmul_opencl.json --strategy genetic_algorithm --time-limit 60 --seed 1
 
 test: build
@@ -46,7 +54,7 @@ bench: build
 	PYTHONPATH=$(BUILD)/python KTUNE_SHARED_DIR=$(SHARED) $(PYTHON) python/bench/simulation_overhead.py $(BUILD)/ktune
 
 asan: setup
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKTUNE_WERROR=ON -DKTUNE_SANITIZE=ON
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKTUNE_WERROR=ON -DKTUNE_SANITIZE=ON -DKTUNE_PCH=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 

@@ -117,10 +117,7 @@ int run_compare(CompareOptions& o) {
     if (job.multiobjective()) return run_multiobjective(job, o);
     if (o.request.stats_only) {
       const auto stats = job.statistics();
-      if (o.json)
-        std::cout << statistics_json(stats).dump(2) << "\n";
-      else
-        write_statistics_table(std::cout, stats);
+      o.json ? void(std::cout << statistics_json(stats).dump(2) << "\n") : write_statistics_table(std::cout, stats);
       return kExitOk;
     }
     return run_scores(job, o, progress);
@@ -168,6 +165,8 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--iterations", o->request.iterations, "auto[:...]: replay adaptive repetition on the recorded runs "
                   "(objective time; docs/live-tuning.md)")->check(repetition_text());
   sub->add_flag("--avoid-failures", o->request.options.avoid_failures, "Learned failure avoidance in every run");
+  sub->add_flag("--charge-strategy-time", o->request.options.charge_strategy_time,
+                "Advance each run's clock by its strategy's own time too, as live (not reproducible exactly)");
   sub->add_option("--threads", o->request.options.threads, "Threads (0: all cores)")->capture_default_str()->check(thread_count());
   sub->add_option("--objective", o->request.options.objective, "Objective (default: the files', else time)");
   sub->add_option("--objectives", o->request.objectives,

@@ -164,6 +164,8 @@ Command add_hypertune_command(CLI::App& app) {
                   "With --isolate: seconds of a run's strategy time before it is stopped")
       ->capture_default_str()
       ->check(real_number(0, 1e9, true));
+  sub->add_flag("--charge-strategy-time", o->request.charge_strategy_time,
+                "Advance each run's clock by its strategy's own time too, as live (not reproducible exactly)");
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_flag("--quiet", o->quiet, "No progress line or warnings");
   return {sub, [o] { return run_hypertune(*o); }};

@@ -57,11 +57,12 @@ int run_pareto(const ParetoOptions& o) {
   }
   std::cout << fmt::format("ideal ({}), nadir ({}); hypervolume {:.6g} (normalised, reference {} per objective)\n",
                            ideal_text, nadir_text, a.hypervolume, kHypervolumeReference);
+  const auto shown = [](double v) { return std::isfinite(v) ? v : std::nan(""); };
   for (const auto& r : a.runs)
-    std::cout << fmt::format("run {}: {} evaluated, front {} points ({} of the true front), IGD+ {:.6g}, "
-                             "hypervolume {:.6g}\n",
-                             r.file, r.evaluated, r.front_size, r.true_front_points_found,
-                             std::isfinite(r.igd_plus) ? r.igd_plus : std::nan(""), r.hypervolume);
+    std::cout << fmt::format("run {}: {} evaluated, front {} points ({} of the true front), IGD+ {:.6g} (IGD {:.6g}, "
+                             "GD {:.6g}, GD+ {:.6g}), hypervolume {:.6g}\n",
+                             r.file, r.evaluated, r.front_size, r.true_front_points_found, shown(r.igd_plus),
+                             shown(r.igd), shown(r.gd), shown(r.gd_plus), r.hypervolume);
   return kExitOk;
 }
 

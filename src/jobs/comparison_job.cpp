@@ -84,6 +84,8 @@ ComparisonJob::ComparisonJob(CompareRequest request) : request_(std::move(reques
   });
   if (objectives_.size() >= 2 && (request_.stats_only || !request_.runs.empty() || !request_.transfer.empty()))
     refuse_request("--stats, --runs and --transfer are for single-objective comparisons");
+  if (objectives_.size() >= 2 && o.charge_strategy_time)
+    refuse_request("--charge-strategy-time needs a clock: a multi-objective comparison counts evaluations");
   if (!request_.transfer.empty()) add_transfer();
   if (objectives_.size() == 1) {
     if (!o.objective.empty() && o.objective != objectives_[0].name)

@@ -79,7 +79,8 @@ nlohmann::json comparison_json(const ComparisonReport& report, bool with_curves)
                              {"real_stopping_fraction", a.real_stopping_fraction}};
     if (with_curves) aggregate[a.strategy]["performance"] = series(a.performance);
   }
-  nlohmann::json j{{"spaces", spaces}, {"aggregate", aggregate}};
+  nlohmann::json j{
+      {"spaces", spaces}, {"aggregate", aggregate}, {"strategy_time_charged", report.strategy_time_charged}};
   if (report.interrupted)
     j["interrupted"] = {{"runs_finished", report.runs_finished}, {"runs_total", report.runs_total}};
   if (!report.failures.empty()) j["strategy_failures"] = failures_json(report.failures);
@@ -121,8 +122,9 @@ void write_score_table(std::ostream& out, const ComparisonReport& report, const 
   for (const auto& a : report.aggregate)
     out << fmt::format("{:>{}}", std::isnan(a.score) ? "-" : fmt::format("{:.3f} ± {:.3f}", a.score, a.error),
                        width + (std::isnan(a.score) ? 0 : 1));
-  out << fmt::format("\n{} runs per strategy and space, seed {}; runs {:.1f} s, scoring {:.1f} s\n",
-                     options.repeats, options.seed, report.run_seconds, report.scoring_seconds);
+  out << fmt::format("\n{} runs per strategy and space, seed {}; runs {:.1f} s, scoring {:.1f} s; strategy time {}\n",
+                     options.repeats, options.seed, report.run_seconds, report.scoring_seconds,
+                     report.strategy_time_charged ? "charged to the clock" : "not charged");
   if (report.interrupted)
     out << fmt::format("interrupted: {} of {} runs finished; '-' marks what was not scored\n",
                        report.runs_finished, report.runs_total);
@@ -143,11 +145,18 @@ nlohmann::json multiobjective_comparison_json(const MoComparisonReport& report, 
       nlohmann::json x{{"improvement", series(on.improvement)},
                        {"evaluations_to_match", io::number_or_null(on.evaluations_to_match)},
                        {"median_hypervolume", io::number_or_null(on.median_hypervolume)}};
-      nlohmann::json at = nlohmann::json::array();
-      for (std::size_t c : report.checkpoints) at.push_back(io::number_or_null(on.median_igd[c - 1]));
+      nlohmann::json at = nlohmann::json::array(), iqr = nlohmann::json::array();
+      for (std::size_t c : report.checkpoints) {
+        at.push_back(io::number_or_null(on.median_igd[c - 1]));
+        iqr.push_back({io::number_or_null(on.lower_quartile_igd[c - 1]),
+                       io::number_or_null(on.upper_quartile_igd[c - 1])});
+      }
       x["median_igd"] = at;
+      x["igd_iqr"] = iqr;
       if (with_curves) {
         x["median_igd_curve"] = series(on.median_igd);
+        x["lower_quartile_igd_curve"] = series(on.lower_quartile_igd);
+        x["upper_quartile_igd_curve"] = series(on.upper_quartile_igd);
         nlohmann::json front = nlohmann::json::array();
         for (const auto& p : on.final_front) front.push_back(series(p));
         x["typical_front"] = front;
@@ -215,7 +224,8 @@ nlohmann::json comparison_settings_json(const ComparisonOptions& o) {
   return {{"repeats", o.repeats},       {"seed", o.seed},
           {"cutoff", o.cutoff_end},     {"cutoff_start", o.cutoff_start},
           {"resolution", o.resolution}, {"cutoff_margin", o.cutoff_margin},
-          {"baseline", o.baseline == BaselineKind::exact ? "exact" : "reference"}};
+          {"baseline", o.baseline == BaselineKind::exact ? "exact" : "reference"},
+          {"charge_strategy_time", o.charge_strategy_time}};
 }
 
 }  // namespace ktune

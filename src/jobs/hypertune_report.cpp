@@ -21,9 +21,10 @@ void write_hypertune_report(std::ostream& os, const Hypertuning& job, const Hype
   const HypertuneRequest& r = job.request();
   const auto training = job.training_space_names(), testing = job.test_space_names();
   os << fmt::format("{} hyperparameters, {} of {} settings scored ({} resumed) by {} on {} x {} "
-                    "repeats; {:.1f} s, stopped: {}\n",
+                    "repeats{}; {:.1f} s, stopped: {}\n",
                     r.strategy, out.result.trace.size(), job.space().size(), out.resumed, r.meta_strategy,
-                    spaces_text(training.size()), r.repeats, out.result.wall_seconds,
+                    spaces_text(training.size()), r.repeats,
+                    r.charge_strategy_time ? ", strategy time charged to the clock" : "", out.result.wall_seconds,
                     to_string(out.result.stop_reason));
   const std::size_t shown = std::min(top, out.rows.size());
   os << fmt::format("  {:>8}  setting\n", "score");
@@ -66,6 +67,18 @@ void write_hypertune_report(std::ostream& os, const Hypertuning& job, const Hype
     for (const auto& f : cv.folds)
       os << fmt::format("  {:8.4f} {:8.4f} {:8.4f}  {} / {}\n", f.train, f.held_out_score, f.defaults_held_out,
                         fmt::join(f.held_out, ", "), f.chosen);
+  }
+  if (out.sensitivity) {
+    const auto& s = *out.sensitivity;
+    os << fmt::format("sensitivity over the {} scored settings (Kruskal-Wallis on the scores by value; mutual "
+                      "information of value and score, nats):\n",
+                      s.settings);
+    os << fmt::format("  {:<24} {:>6} {:>9} {:>9} {:>8}\n", "hyperparameter", "values", "H", "p", "MI");
+    for (const auto& p : s.hyperparameters)
+      os << fmt::format("  {:<24} {:>6} {:>9.3f} {:>9.2g} {:>8.3f}\n", p.name, p.values, p.kruskal_wallis_h, p.p_value,
+                        p.mutual_information);
+    os << fmt::format("  closest to the mean score {:.4f}: {} ({:.4f})\n", s.mean_score, s.closest_to_mean.label,
+                      s.closest_to_mean.score);
   }
   if (!r.output_path.empty()) os << "results: " << r.output_path << "\n";
 }

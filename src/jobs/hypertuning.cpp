@@ -124,6 +124,7 @@ void Hypertuning::State::open_spaces() {
   comparison_options.baseline = request.baseline;
   comparison_options.isolate = request.isolate;
   comparison_options.isolation_seconds = request.isolation_seconds;
+  comparison_options.charge_strategy_time = request.charge_strategy_time;
   comparison_options.partition = request.partition;
   try {
     training_spaces = load_spaces(request.spaces, request.threads);
@@ -149,9 +150,21 @@ void Hypertuning::State::open_cache() {
   } catch (const io::InputError& e) {
     refuse_input(e.what());
   }
-  // Scores made with other values of the hyperparameters outside the grid are scores of other settings.
+  // Scores made with other values of the hyperparameters outside the grid are scores of other settings; scores made
+  // with the strategies' own time charged (or not) are on another clock. A cache older than the distinction was not
+  // charged.
   std::size_t unknown_fixed = 0;
+  const std::string clock = methodology::strategy_time_text(request.charge_strategy_time);
   for (const auto& r : cache->existing()) {
+    const Measurement* charged = r.find("strategy_time_on_clock");
+    const std::string cached = charged && charged->value.is_string() ? charged->value.as_string()
+                                                                     : methodology::strategy_time_text(false);
+    if (cached != clock)
+      refuse_input(fmt::format("{}: its scores were made with the strategies' own time {}, this run {} it (another "
+                               "--output, or {} --charge-strategy-time)",
+                               request.output_path, cached,
+                               request.charge_strategy_time ? "charges" : "does not charge",
+                               request.charge_strategy_time ? "without" : "with"));
     const Measurement* m = r.find("fixed_hyperparameters");
     if (!m) {
       ++unknown_fixed;
@@ -306,6 +319,12 @@ HypertuneOutcome Hypertuning::run(const std::vector<TuningListener*>& listeners)
   out.interrupted = out.result.stop_reason == StopReason::interrupted;
   out.rows = s.rows_of(out.result);
   while (out.scored < out.rows.size() && std::isfinite(out.rows[out.scored].score)) ++out.scored;
+  if (out.scored >= 2) {
+    std::vector<methodology::ScoredGridSetting> scores;
+    for (std::size_t i = 0; i < out.scored; ++i)
+      scores.push_back({out.rows[i].label, out.rows[i].settings, out.rows[i].score});
+    out.sensitivity = methodology::analyse_sensitivity(scores);
+  }
   out.reference.label = s.reference_spec.label;
   out.reference.score = out.reference.confirmed = out.reference.test = std::nan("");
   out.recommended.score = out.recommended.confirmed = out.recommended.test = std::nan("");
@@ -383,6 +402,7 @@ nlohmann::json hypertune_report_json(const Hypertuning& job, const HypertuneOutc
   out["training_spaces"] = training_names;
   out["repeats"] = s.request.repeats;
   out["seed"] = s.request.seed;
+  out["strategy_time_charged"] = s.request.charge_strategy_time;
   out["evaluations"] = o.result.evaluations;
   out["resumed"] = o.resumed;
   out["stop_reason"] = to_string(o.result.stop_reason);
@@ -433,6 +453,20 @@ nlohmann::json hypertune_report_json(const Hypertuning& job, const HypertuneOutc
   }
   if (o.cross_validation) {
     out["cross_validation"] = cross_validation_json(*o.cross_validation);
+  }
+  if (o.sensitivity) {
+    nlohmann::json h = nlohmann::json::array();
+    for (const auto& p : o.sensitivity->hyperparameters)
+      h.push_back({{"name", p.name},
+                   {"values", p.values},
+                   {"kruskal_wallis_h", io::number_or_null(p.kruskal_wallis_h)},
+                   {"p_value", io::number_or_null(p.p_value)},
+                   {"mutual_information", p.mutual_information}});
+    out["sensitivity"] = {{"settings", o.sensitivity->settings},
+                          {"mean_score", o.sensitivity->mean_score},
+                          {"closest_to_mean", {{"label", o.sensitivity->closest_to_mean.label},
+                                               {"score", o.sensitivity->closest_to_mean.score}}},
+                          {"hyperparameters", h}};
   }
   if (o.interrupted) out["interrupted"] = true;
   return out;

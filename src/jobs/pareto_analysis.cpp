@@ -184,7 +184,11 @@ ParetoAnalysis analyse(const ParetoRequest& request, const std::vector<Objective
           break;
         }
       }
-    score.igd_plus = p.records.empty() ? std::numeric_limits<double>::infinity() : igd_plus(pn, front_n, m);
+    const double none = std::numeric_limits<double>::infinity();
+    score.igd_plus = p.records.empty() ? none : igd_plus(pn, front_n, m);
+    score.igd = p.records.empty() ? none : igd(pn, front_n, m);
+    score.gd = p.records.empty() ? none : gd(pn, front_n, m);
+    score.gd_plus = p.records.empty() ? none : gd_plus(pn, front_n, m);
     score.hypervolume = hypervolume(pn, m, ref);
     out.runs.push_back(std::move(score));
   }
@@ -245,6 +249,9 @@ nlohmann::json pareto_report_json(const ParetoAnalysis& a) {
                     {"front_size", r.front_size},
                     {"true_front_points_found", r.true_front_points_found},
                     {"igd_plus", io::number_or_null(r.igd_plus)},
+                    {"igd", io::number_or_null(r.igd)},
+                    {"gd", io::number_or_null(r.gd)},
+                    {"gd_plus", io::number_or_null(r.gd_plus)},
                     {"hypervolume", io::number_or_null(r.hypervolume)}});
   out["runs"] = runs;
   return out;

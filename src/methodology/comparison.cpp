@@ -154,12 +154,17 @@ std::string canonical_strategy_text(const StrategySpec& spec) {
   const StrategyInfo* info = find_strategy(spec.name);
   if (!info) (void)make_strategy(spec.name);  // throws, listing the known strategies
   const Hyperparameters resolved = Hyperparameters::resolve(spec.name, info->hyperparameters, spec.hyperparameters);
+  // Numbers by value (1, 1.0 and 1e0 are one setting), everything else by its representation.
+  const auto shown = [](const Value& v) {
+    return v.is_int() || v.is_float() ? fmt::format("{}", v.to_double()) : v.repr();
+  };
   std::string text = spec.name;
   char separator = ':';
   for (const auto& [name, value] : resolved.values()) {
-    // Numbers by value (1, 1.0 and 1e0 are one setting), everything else by its representation.
-    const std::string shown = value.is_int() || value.is_float() ? fmt::format("{}", value.to_double()) : value.repr();
-    text += fmt::format("{}{}={}", separator, name, shown);
+    const auto declared = std::find_if(info->hyperparameters.begin(), info->hyperparameters.end(),
+                                       [&](const HyperparameterSpec& h) { return h.name == name; });
+    if (declared != info->hyperparameters.end() && shown(declared->default_value) == shown(value)) continue;
+    text += fmt::format("{}{}={}", separator, name, shown(value));
     separator = ',';
   }
   return text;
@@ -235,6 +240,7 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
   const auto start = std::chrono::steady_clock::now();
 
   ComparisonReport report;
+  report.strategy_time_charged = options.charge_strategy_time;
   for (const auto& s : strategies) report.strategies.push_back(s.label);
   for (const auto& [label, by_space] : external) {
     if (std::find(report.strategies.begin(), report.strategies.end(), label) != report.strategies.end())
@@ -274,6 +280,7 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
     TuningOptions tuning;
     tuning.budget.time_limit_seconds = p.result.budget_seconds;
     tuning.avoid_failures = options.avoid_failures;
+    tuning.charge_strategy_time = options.charge_strategy_time;
     constexpr int kAttempts = 20;  // as the reference
     for (int attempt = 0;; ++attempt) {
       // Isolated: made in its sandboxed worker, where a plug-in is loaded.

@@ -81,6 +81,8 @@ EvaluationRecord HyperparameterEvaluator::record(std::size_t index) const {
       r.measurements.push_back({"score_" + space_names_[i], Value(s->space_scores[i]), ""});
   }
   r.measurements.push_back({"fixed_hyperparameters", Value(settings_text(fixed_)), ""});
+  const bool charged = training_.options().charge_strategy_time;
+  r.measurements.push_back({"strategy_time_on_clock", Value(strategy_time_text(charged)), ""});
   // What the setting cost, so that a meta-strategy comparison on this file charges the real scoring time.
   r.runtimes_ms = {s->wall_ms};
   r.benchmark_ms = s->wall_ms;

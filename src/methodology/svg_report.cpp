@@ -132,6 +132,7 @@ struct Series {
   bool hollow = false;       // points_only: rings (what was found stays visible over what it covers)
   bool joined = false;       // points_only: a thin line through the points too (a front)
   bool in_legend = true;     // false for the 2nd.. polylines of one group (parallel coordinates)
+  std::vector<double> band_low, band_high;  // a shaded band around the line (a spread); empty: none
 };
 
 struct ReferenceLine {
@@ -204,6 +205,7 @@ class LinePlotRenderer {
                          px(kLeft), px(y(r.y)), px(kLeft + kPlotWidth), px(y(r.y)), r.style.colour, r.style.width,
                          dash_attribute(r.style));
     }
+    for (const Series& s : plot_.series) band(svg, s);
     for (const Series& s : plot_.series) lines(svg, s);
     for (const Series& s : plot_.series) marker(svg, s);
     legend(svg);
@@ -276,6 +278,29 @@ class LinePlotRenderer {
                        px(bottom + 38), xml_escape(plot_.x_label));
     svg += fmt::format("<text transform=\"translate(18,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
                        px(top_ + kPlotHeight / 2), xml_escape(plot_.y_label));
+  }
+
+  // A translucent polygon between band_low and band_high, one per stretch where both are finite.
+  void band(std::string& svg, const Series& s) const {
+    const std::size_t n = std::min({s.xs.size(), s.band_low.size(), s.band_high.size()});
+    for (std::size_t i = 0; i < n;) {
+      const auto finite = [&](std::size_t k) {
+        return std::isfinite(s.xs[k]) && std::isfinite(s.band_low[k]) && std::isfinite(s.band_high[k]);
+      };
+      if (!finite(i)) {
+        ++i;
+        continue;
+      }
+      std::size_t end = i;
+      while (end < n && finite(end)) ++end;
+      std::string points;
+      for (std::size_t k = i; k < end; ++k)
+        points += fmt::format("{}{},{}", points.empty() ? "" : " ", px(x(s.xs[k])), px(y(s.band_high[k])));
+      for (std::size_t k = end; k-- > i;) points += fmt::format(" {},{}", px(x(s.xs[k])), px(y(s.band_low[k])));
+      svg += fmt::format("<polygon fill=\"{}\" fill-opacity=\"0.15\" stroke=\"none\" points=\"{}\"/>\n",
+                         s.style.colour, points);
+      i = end;
+    }
   }
 
   // One polyline per stretch of finite values.
@@ -589,7 +614,8 @@ std::string scores_figure(const ComparisonReport& report) {
 std::string igd_figure(const MoSpaceResult& space) {
   LinePlot plot;
   plot.title = "IGD+ on " + space.name;
-  plot.subtitle = fmt::format("median over the runs; normalised by the true front's ideal and nadir ({} points)",
+  plot.subtitle = fmt::format("median over the runs, shaded between the quartiles; normalised by the true front's "
+                              "ideal and nadir ({} points)",
                               space.true_front.size());
   plot.x_label = "evaluations";
   plot.y_label = "IGD+ (lower is better)";
@@ -600,11 +626,15 @@ std::string igd_figure(const MoSpaceResult& space) {
     s.label = on.strategy;
     s.style = strategy_style(k);
     s.ys = on.median_igd;
-    for (double& v : s.ys)
-      if (!std::isfinite(v)) v = kNaN;
+    s.band_low = on.lower_quartile_igd;
+    s.band_high = on.upper_quartile_igd;
+    for (auto* curve : {&s.ys, &s.band_low, &s.band_high})
+      for (double& v : *curve)
+        if (!std::isfinite(v)) v = kNaN;
     for (std::size_t e = 0; e < s.ys.size(); ++e) s.xs.push_back(static_cast<double>(e + 1));
-    for (double v : s.ys)
-      if (std::isfinite(v)) hi = std::max(hi, v);
+    for (const auto* curve : {&s.ys, &s.band_high})
+      for (double v : *curve)
+        if (std::isfinite(v)) hi = std::max(hi, v);
     plot.series.push_back(std::move(s));
   }
   plot.x_min = 1;

@@ -94,27 +94,50 @@ double wfg(std::vector<double> p, std::size_t m, const std::vector<double>& ref)
   return total;
 }
 
-}  // namespace
-
-double igd_plus(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m) {
+// The mean over the points of one set (the reference front if `over_reference`, else the approximation) of the
+// distance to the nearest point of the other; d(a, z) between an approximation point a and a reference point z,
+// Euclidean or, with `plus`, only where a is worse than z.
+double mean_nearest_distance(std::span<const double> approximation, std::span<const double> reference_front,
+                             std::size_t m, bool over_reference, bool plus) {
   check(approximation, m);
   check(reference_front, m);
   const std::size_t na = approximation.size() / m, nz = reference_front.size() / m;
   if (na == 0 || nz == 0) return 0.0;
+  const std::size_t outer = over_reference ? nz : na, inner = over_reference ? na : nz;
   double sum = 0;
-  for (std::size_t z = 0; z < nz; ++z) {
+  for (std::size_t o = 0; o < outer; ++o) {
     double best = std::numeric_limits<double>::infinity();
-    for (std::size_t a = 0; a < na; ++a) {
+    for (std::size_t i = 0; i < inner; ++i) {
+      const double* a = &approximation[(over_reference ? i : o) * m];
+      const double* z = &reference_front[(over_reference ? o : i) * m];
       double d2 = 0;
       for (std::size_t j = 0; j < m; ++j) {
-        const double d = std::max(approximation[a * m + j] - reference_front[z * m + j], 0.0);
+        const double d = plus ? std::max(a[j] - z[j], 0.0) : a[j] - z[j];
         d2 += d * d;
       }
       best = std::min(best, d2);
     }
     sum += std::sqrt(best);
   }
-  return sum / static_cast<double>(nz);
+  return sum / static_cast<double>(outer);
+}
+
+}  // namespace
+
+double igd_plus(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m) {
+  return mean_nearest_distance(approximation, reference_front, m, true, true);
+}
+
+double igd(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m) {
+  return mean_nearest_distance(approximation, reference_front, m, true, false);
+}
+
+double gd(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m) {
+  return mean_nearest_distance(approximation, reference_front, m, false, false);
+}
+
+double gd_plus(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m) {
+  return mean_nearest_distance(approximation, reference_front, m, false, true);
 }
 
 double igd_plus(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m,

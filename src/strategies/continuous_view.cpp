@@ -146,8 +146,9 @@ double standard_normal(Rng& rng) {
 
 HyperparameterSpec local_method_spec(const std::string& default_method) {
   return {"method", HyperparameterType::String, Value(default_method), {}, {},
-          {"COBYLA", "Nelder-Mead", "Powell", "BOBYQA", "Subplex", "L-BFGS-B"},
-          "local minimiser (NLopt: Powell = PRAXIS, L-BFGS-B = LBFGS with one-grid-step finite differences)"};
+          {"COBYLA", "Nelder-Mead", "Powell", "BOBYQA", "Subplex", "L-BFGS-B", "SLSQP", "BFGS", "CG", "trust-constr"},
+          "local minimiser (NLopt: Powell = PRAXIS, CG = truncated Newton, trust-constr = CCSAQ; the gradient "
+          "methods by one-grid-step finite differences)"};
 }
 
 LocalMethod parse_local_method(const std::string& name) {
@@ -157,6 +158,10 @@ LocalMethod parse_local_method(const std::string& name) {
   if (name == "BOBYQA") return LocalMethod::Bobyqa;
   if (name == "Subplex") return LocalMethod::Subplex;
   if (name == "L-BFGS-B") return LocalMethod::Lbfgsb;
+  if (name == "SLSQP") return LocalMethod::Slsqp;
+  if (name == "BFGS") return LocalMethod::Bfgs;
+  if (name == "CG") return LocalMethod::Cg;
+  if (name == "trust-constr") return LocalMethod::TrustConstr;
   throw std::invalid_argument("unknown local method '" + name + "'");
 }
 
@@ -234,8 +239,18 @@ nlopt_algorithm algorithm_of(LocalMethod method) {
     case LocalMethod::Bobyqa: return NLOPT_LN_BOBYQA;
     case LocalMethod::Subplex: return NLOPT_LN_SBPLX;
     case LocalMethod::Lbfgsb: return NLOPT_LD_LBFGS;
+    case LocalMethod::Slsqp: return NLOPT_LD_SLSQP;
+    case LocalMethod::Bfgs: return NLOPT_LD_LBFGS;
+    case LocalMethod::Cg: return NLOPT_LD_TNEWTON_PRECOND_RESTART;
+    case LocalMethod::TrustConstr: return NLOPT_LD_CCSAQ;
   }
   return NLOPT_LN_COBYLA;
+}
+
+// Methods NLopt gives a gradient, each costing one objective call per dimension more.
+bool uses_gradient(LocalMethod method) {
+  return method == LocalMethod::Lbfgsb || method == LocalMethod::Slsqp || method == LocalMethod::Bfgs ||
+         method == LocalMethod::Cg || method == LocalMethod::TrustConstr;
 }
 
 }  // namespace
@@ -260,8 +275,8 @@ LocalResult local_minimize(ContinuousView& view, CostFunction& cost, Rng& rng, L
   nlopt_set_lower_bounds(opt.get(), view.lower().data());
   nlopt_set_upper_bounds(opt.get(), view.upper().data());
   nlopt_set_min_objective(opt.get(), objective_trampoline, &objective);
-  nlopt_set_maxeval(opt.get(), std::max(1, method == LocalMethod::Lbfgsb ? (max_calls - 1) / static_cast<int>(n + 1)
-                                                                        : max_calls - 1));
+  nlopt_set_maxeval(opt.get(), std::max(1, uses_gradient(method) ? (max_calls - 1) / static_cast<int>(n + 1)
+                                                                 : max_calls - 1));
   // Steps below a fraction of a grid step only revisit the same configuration.
   nlopt_set_xtol_abs1(opt.get(), 0.05 * view.epsilon());
   std::vector<double> initial_step(n);
@@ -270,6 +285,7 @@ LocalResult local_minimize(ContinuousView& view, CostFunction& cost, Rng& rng, L
   // PRAXIS draws from NLopt's own generator: seed it from ours so a seed still reproduces the run.
   if (method == LocalMethod::Powell) nlopt_srand(static_cast<unsigned long>(rng.next()));
   if (method == LocalMethod::Lbfgsb) nlopt_set_vector_storage(opt.get(), 5);
+  if (method == LocalMethod::Bfgs) nlopt_set_vector_storage(opt.get(), static_cast<unsigned>(n));
 
   double f = 0;
   nlopt_optimize(opt.get(), x0.data(), &f);  // failure codes (round-off, ...) just end this local search

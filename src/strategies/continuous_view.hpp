@@ -81,11 +81,15 @@ class ContinuousView {
 // A standard normal deviate (Box-Muller from the ktune generator, so it is reproducible).
 double standard_normal(Rng& rng);
 
-// The derivative-free local optimisers of NLopt offered for scipy's `method` (the gradient one by finite differences
-// of one grid step, like scipy's `eps`).
-enum class LocalMethod { NelderMead, Powell, Cobyla, Bobyqa, Subplex, Lbfgsb };
+// The local optimisers of NLopt offered for scipy's `method` (the gradient ones by forward differences of one grid
+// step, like scipy's `eps`).
+enum class LocalMethod { NelderMead, Powell, Cobyla, Bobyqa, Subplex, Lbfgsb, Slsqp, Bfgs, Cg, TrustConstr };
 // `method` with the given default: "COBYLA", "Nelder-Mead", "Powell" (NLopt PRAXIS, Brent's principal-axis variant
-// of Powell's method), "BOBYQA", "Subplex", "L-BFGS-B" (NLopt LBFGS with finite differences).
+// of Powell's method), "BOBYQA", "Subplex", "L-BFGS-B" (NLopt LBFGS), "SLSQP" (NLopt's, which is Kraft's code as
+// scipy's), "BFGS" (NLopt LBFGS keeping as many updates as there are dimensions), and the nearest NLopt has to two
+// scipy methods it lacks: "CG" (truncated Newton, whose inner solver is conjugate gradients) and "trust-constr"
+// (CCSA with quadratic approximations, a conservative trust-region method). Every name of benchmark_hub's
+// dual-annealing grid is accepted.
 HyperparameterSpec local_method_spec(const std::string& default_method);
 LocalMethod parse_local_method(const std::string& name);
 

@@ -28,6 +28,25 @@ std::pair<Config, Config> two_point_crossover(const Config& a, const Config& b, 
   return {std::move(x), std::move(y)};
 }
 
+// Single-point crossover (PointCrossover(n_points=1)): one cut point in 1..d-1, the tails swapped.
+std::pair<Config, Config> single_point_crossover(const Config& a, const Config& b, Rng& rng) {
+  Config x = a, y = b;
+  const std::size_t d = a.size();
+  if (d < 2) return {x, y};
+  const std::size_t from = 1 + static_cast<std::size_t>(rng.below(d - 1));
+  for (std::size_t p = from; p < d; ++p) std::swap(x[p], y[p]);
+  return {std::move(x), std::move(y)};
+}
+
+// Uniform crossover: every gene swapped with probability 1/2 (the two children are complements).
+std::pair<Config, Config> uniform_crossover(const Config& a, const Config& b, Rng& rng) {
+  Config x = a, y = b;
+  for (std::size_t p = 0; p < x.size(); ++p)
+    if (rng.uniform01() < 0.5) std::swap(x[p], y[p]);
+  return {std::move(x), std::move(y)};
+}
+
+
 // A valid configuration not evaluated yet, found by a few random draws, then by a walk from a random place.
 std::optional<std::size_t> fresh_index(const SearchSpace& space, const CostFunction& cost, Rng& rng,
                                        const std::unordered_set<std::size_t>& taken) {
@@ -45,6 +64,15 @@ std::optional<std::size_t> fresh_index(const SearchSpace& space, const CostFunct
 }
 
 }  // namespace
+
+std::pair<Config, Config> crossover(NsgaCrossover kind, const Config& a, const Config& b, Rng& rng) {
+  switch (kind) {
+    case NsgaCrossover::SinglePoint: return single_point_crossover(a, b, rng);
+    case NsgaCrossover::Uniform: return uniform_crossover(a, b, rng);
+    case NsgaCrossover::TwoPoint: break;
+  }
+  return two_point_crossover(a, b, rng);
+}
 
 std::vector<double> NsgaBase::objective_matrix(const std::vector<MoIndividual>& population) {
   std::vector<double> f;
@@ -104,7 +132,7 @@ std::vector<MoIndividual> NsgaBase::offspring(const SearchSpace& space, const Co
       Config b = space.config_at(population[parents[k + 1]].index);
       Config x, y;
       if (rng.uniform01() < s_.crossover_probability) {
-        std::tie(x, y) = two_point_crossover(a, b, rng);
+        std::tie(x, y) = crossover(s_.crossover, a, b, rng);
       } else {
         x = std::move(a);
         y = std::move(b);
@@ -165,8 +193,11 @@ void NsgaBase::run(const SearchSpace& space, CostFunction& cost, Rng& rng) {
 
 std::vector<HyperparameterSpec> nsga_common_hyperparameters() {
   return {{"popsize", HyperparameterType::Int, Value(20), 2.0, {}, {}, "individuals per generation"},
+          {"crossover", HyperparameterType::String, Value(std::string("two_point")), {}, {},
+           {"single_point", "two_point", "uniform"},
+           "recombination of two parents: one cut, two cuts (Kernel Tuner), or every gene from either parent"},
           {"crossover_probability", HyperparameterType::Float, Value(1.0), 0.0, 1.0, {},
-           "probability that two parents are recombined by two-point crossover (else copied)"},
+           "probability that two parents are recombined (else copied)"},
           {"mutation_probability", HyperparameterType::Float, Value(0.1), 0.0, 1.0, {},
            "probability that a child moves to a random valid Hamming neighbour"},
           {"sampling", HyperparameterType::String, Value(std::string("random")), {}, {}, {"random", "lhs"},
@@ -176,6 +207,10 @@ std::vector<HyperparameterSpec> nsga_common_hyperparameters() {
 NsgaSettings nsga_settings(const Hyperparameters& h) {
   NsgaSettings s;
   s.popsize = static_cast<std::size_t>(h.get_int("popsize"));
+  const std::string crossover = h.get_string("crossover");
+  s.crossover = crossover == "single_point" ? NsgaCrossover::SinglePoint
+                : crossover == "uniform"    ? NsgaCrossover::Uniform
+                                            : NsgaCrossover::TwoPoint;
   s.crossover_probability = h.get_float("crossover_probability");
   s.mutation_probability = h.get_float("mutation_probability");
   s.lhs = h.get_string("sampling") == "lhs";

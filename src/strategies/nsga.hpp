@@ -32,8 +32,15 @@ struct MoIndividual {
 // normalisation and crowding stay finite, but far worse than any measurement.
 inline constexpr double kFailedCost = 1e300;
 
+// The thesis's three recombinations (pymoo's SinglePointCrossover, TwoPointCrossover, UniformCrossover).
+enum class NsgaCrossover { SinglePoint, TwoPoint, Uniform };
+
+// Two children of parents a and b (equal lengths) by `kind`.
+std::pair<Config, Config> crossover(NsgaCrossover kind, const Config& a, const Config& b, Rng& rng);
+
 struct NsgaSettings {
   std::size_t popsize = 20;
+  NsgaCrossover crossover = NsgaCrossover::TwoPoint;
   double crossover_probability = 1.0;
   double mutation_probability = 0.1;
   bool lhs = false;  // initial population: Latin hypercube instead of uniform random

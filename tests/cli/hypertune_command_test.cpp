@@ -82,6 +82,13 @@ TEST(HypertuneCommand, ScoresEverySettingWritesAResumableCacheAndTestsOnOtherSpa
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_TRUE(contains(other.err, "ga_scores.json: its scores were made with")) << other.err;
   EXPECT_TRUE(contains(other.err, "elitism=0")) << other.err;
+  // Resumed with the strategies' own time charged: those scores are on another clock.
+  EXPECT_EQ(j.at("strategy_time_charged"), false);
+  const KtuneRun charged = run_ktune(args + " --charge-strategy-time");
+  EXPECT_EQ(charged.exit_code, 1);
+  EXPECT_TRUE(contains(charged.err, "ga_scores.json: its scores were made with the strategies' own time not charged, "
+                                    "this run charges it"))
+      << charged.err;
 
   // Confirmation on fresh seeds: the best two and the defaults again on the training spaces, then on the test space.
   const KtuneRun confirm = run_ktune(args + " --confirm 2 --confirm-seeds 2 --test-spaces " + kTest);

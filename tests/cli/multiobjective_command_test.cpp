@@ -89,7 +89,22 @@ TEST(MultiObjectiveCli, CompareByIgdPlusAgainstRandomSearch) {
   EXPECT_GT(random.at("evaluations_to_match").get<double>(), 0.0);
   EXPECT_LE(random.at("evaluations_to_match").get<double>(), 1.0);
   EXPECT_TRUE(s.at("strategies").at("nsga2").at("median_igd")[1].is_number());
+  // The spread over the runs: the quartiles around the median at every checkpoint.
+  for (const char* strategy : {"nsga2", "random_sample"}) {
+    const auto& on = s.at("strategies").at(strategy);
+    for (std::size_t c = 0; c < 2; ++c) {
+      const double median = on.at("median_igd")[c].get<double>();
+      EXPECT_LE(on.at("igd_iqr")[c][0].get<double>(), median) << strategy;
+      EXPECT_GE(on.at("igd_iqr")[c][1].get<double>(), median) << strategy;
+    }
+    EXPECT_LT(on.at("igd_iqr")[0][0].get<double>(), on.at("igd_iqr")[0][1].get<double>()) << "5 runs differ";
+  }
   EXPECT_TRUE(std::filesystem::exists(dir / "index.html"));
+  bool any_band = false;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().filename().string().ends_with("_igd.svg"))
+      any_band = any_band || contains(read_text(entry.path().string()), "<polygon fill=");
+  EXPECT_TRUE(any_band) << "the IGD+ figure shades the spread";
   bool any_front = false;
   for (const auto& entry : std::filesystem::directory_iterator(dir))
     any_front = any_front || entry.path().filename().string().ends_with("_front.svg");

@@ -38,6 +38,17 @@ TEST(StrategySpec, NameAndHyperparameters) {
   EXPECT_THROW(parse_strategy_spec("nope"), HyperparameterError);
 }
 
+// What the multi-objective comparison seeds from: the settings, not the label, and no hyperparameter at its default
+// (so adding one later reseeds nothing).
+TEST(StrategySpec, CanonicalTextNamesOnlyTheSettingsThatDifferFromTheDefaults) {
+  EXPECT_EQ(canonical_strategy_text(parse_strategy_spec("nsga2")), "nsga2");
+  EXPECT_EQ(canonical_strategy_text(parse_strategy_spec("nsga2:crossover=two_point,popsize=20")), "nsga2");
+  EXPECT_EQ(canonical_strategy_text(parse_strategy_spec("nsga2:mutation_probability=0.25,crossover=uniform")),
+            "nsga2:crossover='uniform',mutation_probability=0.25");
+  EXPECT_EQ(canonical_strategy_text(parse_strategy_spec("nsga3:popsize=30")),
+            canonical_strategy_text(parse_strategy_spec("nsga3:popsize=30.0")));
+}
+
 TEST(SpaceName, FromBenchmarkHubPaths) {
   EXPECT_EQ(space_name_from_path("/x/cachefiles/convolution_milo/A100_T4.json.gz"), "A100_convolution_milo");
   EXPECT_EQ(space_name_from_path("/x/cachefiles/convolution_milo/A100.json.gz"), "A100_convolution_milo");
@@ -103,6 +114,34 @@ TEST(Compare, EveryStrategyGetsTheSameSeedPerRepeat) {
   }
   EXPECT_NE(on[1].score, on[0].score);
   EXPECT_EQ(on[2].score, on[3].score) << "the same settings under two labels";
+}
+
+// Charged, a run's clock also advances by the strategy's own time: bayes_opt makes the same choices (they do not
+// depend on the clock), each at a later time, and fits fewer or as many evaluations into the budget.
+TEST(Compare, ChargingStrategyTimeMovesEachRunsClockOnByTheStrategysOwnTime) {
+  const std::vector<ComparisonSpace> one{six_spaces()[2]};
+  ComparisonOptions options;
+  options.repeats = 2;
+  options.resolution = 200;
+  const std::vector<StrategySpec> strategies{parse_strategy_spec("bayes_opt")};
+  const auto plain = compare(one, strategies, options);
+  options.charge_strategy_time = true;
+  const auto charged = compare(one, strategies, options);
+  EXPECT_FALSE(plain.strategy_time_charged);
+  EXPECT_TRUE(charged.strategy_time_charged);
+  for (std::size_t r = 0; r < 2; ++r) {
+    const methodology::Run& a = plain.spaces[0].strategies[0].runs[r];
+    const methodology::Run& b = charged.spaces[0].strategies[0].runs[r];
+    ASSERT_GE(b.size(), 10u);
+    EXPECT_LE(b.size(), a.size());
+    for (std::size_t e = 0; e < b.size(); ++e) {
+      if (!std::isnan(a[e].value) || !std::isnan(b[e].value)) {
+        EXPECT_EQ(b[e].value, a[e].value) << "repeat " << r << ", evaluation " << e;
+      }
+      EXPECT_GE(b[e].time_s, a[e].time_s) << "repeat " << r << ", evaluation " << e;
+    }
+    EXPECT_GT(b.back().time_s, a[b.size() - 1].time_s) << "repeat " << r;
+  }
 }
 
 TEST(Compare, RandomSampleScoresAboutZeroOnTheTrainingSpaces) {

@@ -39,6 +39,33 @@ TEST(IgdPlus, SpecWorkedValues) {
   EXPECT_EQ(igd_plus(std::vector<double>{}, kZ, 2), 0.0);  // pymoo's convention for an empty set
 }
 
+// GD, GD+, IGD and IGD+ by hand: the front {(0,1), (1,0)} and the approximation {(0.5,0.5), (2,2)}. The middle point
+// is 0.5 worse than either front point in one objective ("+" distance 0.5) and 0.5 better in the other (Euclidean
+// sqrt(0.5)); (2,2) is sqrt(5) from both; GD averages over the approximation, IGD over the front.
+TEST(DistanceIndicators, HandWorkedValuesAndOrdering) {
+  const std::vector<double> z{0, 1, 1, 0}, a{0.5, 0.5, 2, 2};
+  EXPECT_NEAR(gd(a, z, 2), (std::sqrt(0.5) + std::sqrt(5.0)) / 2, 1e-12);
+  EXPECT_NEAR(gd_plus(a, z, 2), (0.5 + std::sqrt(5.0)) / 2, 1e-12);
+  EXPECT_NEAR(igd(a, z, 2), std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(igd_plus(a, z, 2), 0.5, 1e-12);
+  EXPECT_EQ(gd(z, z, 2), 0.0);
+  EXPECT_EQ(igd(z, z, 2), 0.0);
+  EXPECT_EQ(gd({}, z, 2), 0.0);
+  // A point better than the front (an approximation that beats the reference) is at "+" distance 0.
+  EXPECT_EQ(gd_plus(std::vector<double>{-1, -1}, z, 2), 0.0);
+  EXPECT_GT(gd(std::vector<double>{-1, -1}, z, 2), 0.0);
+  // "+" distances never exceed Euclidean ones.
+  Rng rng(3);
+  for (int t = 0; t < 50; ++t) {
+    std::vector<double> p(3 * 7), q(3 * 4);
+    for (double& v : p) v = rng.uniform01();
+    for (double& v : q) v = rng.uniform01();
+    EXPECT_LE(gd_plus(p, q, 3), gd(p, q, 3));
+    EXPECT_LE(igd_plus(p, q, 3), igd(p, q, 3));
+  }
+  EXPECT_THROW(gd(std::vector<double>{1, 2, 3}, z, 2), std::invalid_argument);
+}
+
 TEST(Hypervolume, SpecWorkedValues) {
   EXPECT_DOUBLE_EQ(hypervolume(std::vector<double>{1, 2, 3, 2, 1, 3, 3, 3, 1}, 3, std::vector<double>{4, 4, 4}), 10.0);
   EXPECT_NEAR(hypervolume(kZ, 2, kMax) / 0.0023674525, 1.0, 2e-5);

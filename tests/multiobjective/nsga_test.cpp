@@ -16,6 +16,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/strategy.hpp"
 #include "ktune/tuning/tune.hpp"
+#include "strategies/nsga.hpp"
 
 namespace ktune {
 namespace {
@@ -116,12 +117,21 @@ TrueFront true_front(const SearchSpace& space, VectorEvaluator& e) {
   return t;
 }
 
+// The spec "name" or "name:key=value" of a test parameter as a strategy.
+std::unique_ptr<Strategy> strategy_of(const std::string& spec) {
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos) return make_strategy(spec);
+  const auto equals = spec.find('=', colon);
+  return make_strategy(spec.substr(0, colon),
+                       {{spec.substr(colon + 1, equals - colon - 1), Value(spec.substr(equals + 1))}});
+}
+
 class Nsga : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Nsga, EvaluatesOnlyValidConfigurationsWithinTheExactBudget) {
   const SearchSpace space = test_space();
   VectorEvaluator e(space, {{"f1", false}, {"f2", false}}, zdt_like);
-  auto strategy = make_strategy(GetParam());
+  auto strategy = strategy_of(GetParam());
   TuningOptions o;
   o.budget.max_evaluations = 137;
   o.seed = 3;
@@ -136,7 +146,7 @@ TEST_P(Nsga, SameSeedSameTraceOtherSeedOtherTrace) {
   const SearchSpace space = test_space();
   auto run = [&](std::uint64_t seed) {
     VectorEvaluator e(space, {{"f1", false}, {"f2", false}, {"f3", false}}, three_objectives);
-    auto strategy = make_strategy(GetParam());
+    auto strategy = strategy_of(GetParam());
     TuningOptions o;
     o.budget.max_evaluations = 120;
     o.seed = seed;
@@ -161,7 +171,7 @@ TEST_P(Nsga, BeatsRandomSearchOnIgdPlus) {
       std::vector<double> igd;
       for (std::uint64_t seed = 0; seed < 15; ++seed) {
         VectorEvaluator e(space, objectives, f);
-        auto strategy = make_strategy(name);
+        auto strategy = strategy_of(name);
         TuningOptions o;
         o.budget.max_evaluations = 200;
         o.seed = seed;
@@ -177,6 +187,54 @@ TEST_P(Nsga, BeatsRandomSearchOnIgdPlus) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Both, Nsga, ::testing::Values("nsga2", "nsga3"));
+INSTANTIATE_TEST_SUITE_P(Crossovers, Nsga,
+                         ::testing::Values("nsga2:crossover=single_point", "nsga2:crossover=uniform",
+                                           "nsga3:crossover=single_point", "nsga3:crossover=uniform"));
+
+// The three recombinations of the multi-objective thesis, on parents 0...0 and 1...1 (a child's 1s are the genes it
+// took from the second parent): one cut with the tail swapped, two cuts with the genes between them swapped, or every
+// gene swapped with probability 1/2; the two children are always complements.
+TEST(NsgaCrossover, EachKindRecombinesAsPymoosOperatorDoes) {
+  const std::size_t d = 6;
+  const Config a(d, 0), b(d, 1);
+  Rng rng(5);
+  for (auto kind : {strategies::NsgaCrossover::SinglePoint, strategies::NsgaCrossover::TwoPoint,
+                    strategies::NsgaCrossover::Uniform}) {
+    std::set<std::pair<std::size_t, std::size_t>> segments;  // [first 1, end of the 1s) of the first child
+    std::vector<int> swapped(d, 0);
+    const int draws = 4000;
+    for (int i = 0; i < draws; ++i) {
+      const auto [x, y] = strategies::crossover(kind, a, b, rng);
+      ASSERT_EQ(x.size(), d);
+      for (std::size_t p = 0; p < d; ++p) {
+        ASSERT_EQ(x[p] + y[p], 1u) << "complements";
+        swapped[p] += static_cast<int>(x[p]);
+      }
+      const auto first = std::find(x.begin(), x.end(), 1u);
+      const auto end = std::find(first, x.end(), 0u);
+      const bool one_block = std::find(end, x.end(), 1u) == x.end();
+      if (kind != strategies::NsgaCrossover::Uniform) {
+        ASSERT_TRUE(one_block);
+        ASSERT_NE(first, x.begin()) << "the first gene stays";
+        ASSERT_NE(first, x.end()) << "a point crossover always swaps";
+      }
+      if (kind == strategies::NsgaCrossover::SinglePoint) {
+        ASSERT_EQ(end, x.end()) << "the whole tail";
+      }
+      if (one_block)
+        segments.insert({static_cast<std::size_t>(first - x.begin()), static_cast<std::size_t>(end - x.begin())});
+    }
+    // Single point: every cut 1..d-1. Two points: two distinct cuts in 1..d-1, the genes between them swapped
+    // (pymoo: the last gene is never in the segment). Uniform: every gene swapped about half the time.
+    switch (kind) {
+      case strategies::NsgaCrossover::SinglePoint: EXPECT_EQ(segments.size(), d - 1); break;
+      case strategies::NsgaCrossover::TwoPoint: EXPECT_EQ(segments.size(), (d - 1) * (d - 2) / 2); break;
+      case strategies::NsgaCrossover::Uniform:
+        for (std::size_t p = 0; p < d; ++p) EXPECT_NEAR(swapped[p], draws / 2, 150) << "gene " << p;
+        break;
+    }
+  }
+}
 
 TEST(Nsga3, AcceptsGivenAndDasDennisDirectionsAndRejectsBadOnes) {
   const SearchSpace space = test_space();

@@ -99,6 +99,56 @@ TEST(GaussianProcess, IncrementalPosteriorEqualsAFreshSolveForEveryKernel) {
   }
 }
 
+// A random mix of every operation (candidates added and removed, points added, refits after clear_points), checked
+// against a fresh solve at every prediction.
+TEST(GaussianProcess, EveryMixOfOperationsEqualsAFreshSolve) {
+  Rng rng(11);
+  const std::size_t d = 4;
+  const double noise = 1e-5;
+  GaussianProcess gp(CovarianceKernel::Matern32, 0.7, d, 40, 60, noise);
+  std::vector<std::vector<double>> xs, cs;
+  std::vector<double> y;
+  const auto target = [](const std::vector<double>& x) { return std::cos(4 * x[0]) + x[1] * x[2]; };
+  int predictions = 0, refits = 0;
+  for (int step = 0; step < 600; ++step) {
+    const auto op = rng.below(10);
+    if (op < 3 && cs.size() < gp.max_candidates()) {
+      cs.push_back(point(rng, d));
+      gp.add_candidate(cs.back());
+    } else if (op < 5 && !cs.empty()) {
+      const auto slot = static_cast<std::size_t>(rng.below(cs.size()));
+      gp.remove_candidate(slot);
+      cs[slot] = cs.back();
+      cs.pop_back();
+    } else if (op < 7 && xs.size() < gp.max_points()) {
+      xs.push_back(point(rng, d));
+      y.push_back(target(xs.back()));
+      gp.add_point(xs.back());
+    } else if (op == 7 && rng.below(4) == 0) {  // a refit on every other point
+      std::vector<std::vector<double>> kept;
+      for (std::size_t i = 0; i < xs.size(); i += 2) kept.push_back(xs[i]);
+      xs = kept;
+      y.clear();
+      gp.clear_points();
+      for (const auto& x : xs) y.push_back(target(x)), gp.add_point(x);
+      ++refits;
+    } else {
+      ASSERT_EQ(gp.candidates(), cs.size());
+      ASSERT_EQ(gp.points(), xs.size());
+      std::vector<double> mean, sd, ref_mean, ref_sd;
+      gp.predict(y, mean, sd);
+      reference_posterior(gp, xs, y, cs, noise, ref_mean, ref_sd);
+      for (std::size_t j = 0; j < cs.size(); ++j) {
+        ASSERT_NEAR(mean[j], ref_mean[j], 1e-6) << "step " << step << ", candidate " << j;
+        ASSERT_NEAR(sd[j], ref_sd[j], 1e-6) << "step " << step << ", candidate " << j;
+      }
+      ++predictions;
+    }
+  }
+  EXPECT_GT(predictions, 50);
+  EXPECT_GT(refits, 3);
+}
+
 TEST(GaussianProcess, InterpolatesItsPointsAndFallsBackToThePriorFarAway) {
   GaussianProcess gp(CovarianceKernel::Matern32, 0.1, 1, 4, 4);
   const double xs[] = {0.1, 0.2, 0.3};

@@ -192,7 +192,8 @@ TEST_P(EveryLocalMethod, CarriesBudgetExhaustedAcrossNlopt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, EveryLocalMethod,
-                         ::testing::Values("COBYLA", "Nelder-Mead", "Powell", "BOBYQA", "Subplex", "L-BFGS-B"),
+                         ::testing::Values("COBYLA", "Nelder-Mead", "Powell", "BOBYQA", "Subplex", "L-BFGS-B", "SLSQP",
+                                           "BFGS", "CG", "trust-constr"),
                          [](const auto& info) {
                            std::string n = info.param;
                            std::replace(n.begin(), n.end(), '-', '_');

@@ -24,6 +24,7 @@
 #include "ktune/jobs/job_error.hpp"
 #include "ktune/methodology/baseline.hpp"
 #include "ktune/methodology/comparison.hpp"
+#include "ktune/methodology/sensitivity.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/tune.hpp"
 
@@ -47,6 +48,9 @@ struct HypertuneRequest {
   std::string reference;              // the settings to beat, as a label; empty: the strategy's defaults
   bool isolate = false;               // every run's strategy in a worker process (ComparisonOptions::isolate)
   double isolation_seconds = 300;
+  // Each run's clock advances by its strategy's own time too (ComparisonOptions::charge_strategy_time). The scores'
+  // cache records which; a cache scored the other way is refused.
+  bool charge_strategy_time = false;
   // Cross-validate the selection over the training spaces (cross_validation.hpp): "gpu", "kernel" or a number of
   // folds; empty: none.
   std::string cross_validation;
@@ -89,6 +93,8 @@ struct HypertuneOutcome {
   std::vector<std::uint64_t> confirm_seeds, test_seeds;
   std::string verdict;  // "adopt", "keep", or empty (no confirmation)
   std::optional<CrossValidationResult> cross_validation;  // requested, and not interrupted
+  // How much each hyperparameter matters, over the scored settings (at least two; methodology/sensitivity.hpp).
+  std::optional<methodology::SensitivityAnalysis> sensitivity;
   bool interrupted = false;
 };
 

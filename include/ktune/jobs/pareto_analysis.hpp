@@ -32,6 +32,7 @@ struct ParetoRunScore {
   std::size_t front_size = 0;               // the run's own front
   std::size_t true_front_points_found = 0;  // true front points among them (same objective vector)
   double igd_plus = 0;                      // normalised; infinite when nothing was evaluated
+  double igd = 0, gd = 0, gd_plus = 0;      // the other distance indicators, the same way
   double hypervolume = 0;                   // normalised, reference kHypervolumeReference
 };
 

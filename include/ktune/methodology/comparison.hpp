@@ -33,9 +33,10 @@ struct StrategySpec {
 };
 // Checks the strategy and its hyperparameters against the registry; throws HyperparameterError.
 StrategySpec parse_strategy_spec(const std::string& text);
-// The settings a spec runs with, every hyperparameter resolved (defaults included) in declaration order:
-// "simulated_annealing", "simulated_annealing:T=0.00625" and the full default label give the same text. The
-// multi-objective comparison seeds runs from it, so the same settings get the same runs whatever the label.
+// The settings a spec runs with: its name and, in declaration order, every hyperparameter whose resolved value is not
+// the default ("simulated_annealing", "simulated_annealing:T=0.00625" and the full default label give the same
+// text). The multi-objective comparison seeds runs from it, so the same settings get the same runs whatever the
+// label, and a hyperparameter added later (at a default that keeps the old behaviour) changes no existing seed.
 std::string canonical_strategy_text(const StrategySpec& spec);
 
 struct ComparisonSpace {
@@ -90,6 +91,10 @@ struct ComparisonOptions {
   std::optional<RepetitionPolicy> repetition;
   // Learned failure avoidance in every run (TuningOptions::avoid_failures).
   bool avoid_failures = false;
+  // Each run's clock also advances by its strategy's own time between requests (TuningOptions::charge_strategy_time),
+  // as a live run's wall clock does: a strategy that thinks long gets fewer evaluations in the budget. The random-
+  // search baseline is not charged. Wall-clock time, so the scores are no longer exactly reproducible.
+  bool charge_strategy_time = false;
 };
 
 // A run lost to its strategy (isolated runs only).
@@ -138,6 +143,7 @@ struct ComparisonReport {
   // an unfinished space then have a NaN aggregate score (and no performance curve).
   bool interrupted = false;
   std::size_t runs_finished = 0, runs_total = 0;
+  bool strategy_time_charged = false;  // ComparisonOptions::charge_strategy_time
   // Isolated runs whose strategy failed: not scored, and their (space, strategy) pairs neither.
   std::vector<StrategyFailure> failures;
 };

@@ -29,6 +29,10 @@ struct ScoredSetting {
   std::string timestamp;            // UTC, when it was scored
 };
 
+// The `strategy_time_on_clock` measurement of a scored setting: whether its runs' clocks were charged the
+// strategy's own time (ComparisonOptions::charge_strategy_time).
+inline std::string strategy_time_text(bool charged) { return charged ? "charged" : "not charged"; }
+
 class HyperparameterEvaluator final : public Evaluator {
  public:
   // `hyperspace` is built from a HyperparameterSpace of `strategy`; `training` holds the prepared training spaces.
@@ -44,8 +48,9 @@ class HyperparameterEvaluator final : public Evaluator {
   // Scores the setting (all cores, deterministic for the comparison's seed). A combination the strategy rejects is
   // `invalid`, a setting whose runs fail is `runtime_failed`; both cost their time and tuning goes on.
   EvaluationOutcome evaluate(std::size_t index) override;
-  // Measurements: `score`, `score_<space>` per training space and `fixed_hyperparameters` (the values the grid did
-  // not vary, "k=v,..."; a resumed file must match them). times / benchmark_time: the scoring's wall time.
+  // Measurements: `score`, `score_<space>` per training space, `fixed_hyperparameters` (the values the grid did
+  // not vary, "k=v,..."; a resumed file must match them) and `strategy_time_on_clock` (strategy_time_text; so must it).
+  // times / benchmark_time: the scoring's wall time.
   EvaluationRecord record(std::size_t index) const override;
   std::string device_name() const override { return "ktune hypertune"; }
   std::string kernel_name() const override { return "hyperparamtuning_" + strategy_; }

@@ -32,6 +32,7 @@ struct MoComparisonOptions {
 struct MoStrategyOnSpace {
   std::string strategy;                     // label
   std::vector<double> median_igd;           // [e-1]: median over repeats of the normalised IGD+ after e evaluations
+  std::vector<double> lower_quartile_igd, upper_quartile_igd;  // [e-1]: the spread (IQR) of the same
   std::vector<std::vector<double>> runs_igd;  // per repeat, the same curve
   double median_hypervolume = 0;            // of the final sets, normalised space, reference point 1.1 per objective
   std::vector<std::vector<double>> final_front;  // the non-dominated set of the median-IGD+ run (objective values)

@@ -15,6 +15,15 @@ double igd_plus(std::span<const double> approximation, std::span<const double> r
 double igd_plus(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m,
                 std::span<const double> ideal, std::span<const double> nadir);
 
+// The other distance indicators, as pymoo defines them (Euclidean distances; "+": only how much an approximation
+// point a is worse than a reference point z counts, sqrt(sum_i max(a_i - z_i, 0)^2)). 0 for an empty set.
+//   GD   mean over approximation points of the distance to the nearest reference point (convergence only);
+//   GD+  the same with the "+" distance;
+//   IGD  mean over reference points of the distance to the nearest approximation point (convergence and spread).
+double gd(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m);
+double gd_plus(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m);
+double igd(std::span<const double> approximation, std::span<const double> reference_front, std::size_t m);
+
 // Exact hypervolume dominated by the points and bounded by `ref`; only points strictly better than ref in every
 // objective count. Two objectives: a sweep; more: WFG (While, Bradstreet, Barone 2012) with the sweep as base case.
 double hypervolume(std::span<const double> points, std::size_t m, std::span<const double> ref);
