@@ -69,6 +69,26 @@ nlohmann::json settings_json(const std::vector<std::pair<std::string, Value>>& s
   return j;
 }
 
+// Whether a cache's fixed_hyperparameters text names the same settings as `fixed`. A cache scored before a
+// hyperparameter existed does not name it; it ran as that hyperparameter's default does, so a default value it does
+// not name matches.
+bool same_fixed_settings(const std::string& cached, const std::vector<std::pair<std::string, Value>>& fixed,
+                         const StrategyInfo& info) {
+  if (cached == settings_text(fixed)) return true;
+  const auto named = [&](const std::string& name) {
+    return cached.rfind(name + "=", 0) == 0 || cached.find("," + name + "=") != std::string::npos;
+  };
+  std::vector<std::pair<std::string, Value>> as_cached;
+  for (const auto& [name, value] : fixed) {
+    const auto declared = std::find_if(info.hyperparameters.begin(), info.hyperparameters.end(),
+                                       [&](const HyperparameterSpec& h) { return h.name == name; });
+    const bool at_default = declared != info.hyperparameters.end() && declared->default_value.str() == value.str();
+    if (!named(name) && at_default) continue;
+    as_cached.push_back({name, value});
+  }
+  return cached == settings_text(as_cached);
+}
+
 }  // namespace
 
 void Hypertuning::State::open_strategies() {
@@ -168,7 +188,7 @@ void Hypertuning::State::open_cache() {
     const Measurement* m = r.find("fixed_hyperparameters");
     if (!m) {
       ++unknown_fixed;
-    } else if (!m->value.is_string() || m->value.as_string() != fixed_text) {
+    } else if (!m->value.is_string() || !same_fixed_settings(m->value.as_string(), fixed, *info)) {
       refuse_input(fmt::format("{}: its scores were made with the hyperparameters outside the grid at \"{}\", this "
                                "run fixes them at \"{}\" (give those settings with --defaults, or another --output)",
                                request.output_path, m->value.str(), fixed_text));

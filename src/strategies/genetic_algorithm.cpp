@@ -1,7 +1,8 @@
 // genetic_algorithm: Kernel Tuner's GA (rank selection, four crossovers, Hamming mutation, neighbour repair) on value
 // index vectors, plus elitism, a mutation that can step to the nearest value instead, and restarts: after maxiter
 // generations, or once generations stop producing new configurations, it starts again from a fresh population of
-// configurations not yet evaluated.
+// configurations not yet evaluated. variant=paper is the constraint-aware paper's Algorithm 3 as published (and,
+// unaware, its blind baseline) instead.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -35,6 +36,11 @@ struct Settings {  // filled from the declared hyperparameters (genetic_algorith
   std::size_t initial_popsize = 0;  // 0: popsize
   NeighbourMethod mutation = NeighbourMethod::HammingAdjacent;
   bool constraint_aware = true;
+  // The paper's Algorithm 3: a child mutates with probability 1/mutation_chance, in exactly one parameter, to a random
+  // valid Hamming neighbour (unaware: one random parameter to a random other value); an invalid child is repaired to
+  // a random neighbour, not the closest; the population is replaced (no elites); and the first population is uniform
+  // random (unaware: from the Cartesian product as it comes, invalid members included).
+  bool paper = false;
 };
 
 struct Individual {
@@ -106,7 +112,7 @@ class GeneticAlgorithm final : public Strategy {
   std::vector<Individual> initial_population(const SearchSpace& space, const CostFunction& cost, Rng& rng,
                                              std::size_t popsize) const {
     std::vector<Individual> population;
-    if (s_.constraint_aware && s_.lhs) {
+    if (s_.constraint_aware && s_.lhs && !s_.paper) {
       for (std::size_t index : space.lhs_sample(popsize, rng)) {
         // A restart should explore: replace sampled points that are known already.
         auto genes = space.config_at(cost.known(index) ? fresh_valid_index(space, cost, rng) : index);
@@ -114,7 +120,7 @@ class GeneticAlgorithm final : public Strategy {
       }
     }
     fill(space, cost, rng, population, popsize);
-    if (!s_.constraint_aware) {
+    if (!s_.constraint_aware && !s_.paper) {
       // The classic first generation is drawn from the Cartesian product, whose invalid members cost nothing and
       // teach nothing: draw until popsize of them are valid, so that its opening spends as many evaluations on a
       // uniform sample of the valid space as the aware one (with popsize members in all, a space with 43 % valid
@@ -201,6 +207,7 @@ class GeneticAlgorithm final : public Strategy {
   // gene, or with Hamming-adjacent to the nearest valid value above or below (constraint-aware); classic: to a random
   // other value, or the next one up or down.
   void mutate(const SearchSpace& space, Config& genes, Rng& rng) const {
+    if (s_.paper) return mutate_once(space, genes, rng);
     for (std::size_t p = 0; p < genes.size(); ++p) {
       if (rng.below(s_.mutation_chance) != 0) continue;
       const std::size_t values = space.param_values(p).size();
@@ -222,11 +229,39 @@ class GeneticAlgorithm final : public Strategy {
     }
   }
 
+  // The paper's mutation: with probability 1/mutation_chance, one parameter changes (aware: to a random valid Hamming
+  // neighbour of the child; unaware: a random parameter with more than one value, to a random other value).
+  void mutate_once(const SearchSpace& space, Config& genes, Rng& rng) const {
+    if (rng.below(s_.mutation_chance) != 0) return;
+    if (s_.constraint_aware) {
+      const auto options = space.neighbours(genes, NeighbourMethod::Hamming);
+      if (!options.empty()) genes = space.config_at(options[rng.below(options.size())]);
+      return;
+    }
+    std::vector<std::size_t> free;
+    for (std::size_t p = 0; p < genes.size(); ++p)
+      if (space.param_values(p).size() >= 2) free.push_back(p);
+    if (free.empty()) return;
+    const std::size_t p = free[rng.below(free.size())];
+    const auto v = static_cast<std::uint32_t>(rng.below(space.param_values(p).size() - 1));
+    genes[p] = v >= genes[p] ? v + 1 : v;
+  }
+
+  // The paper's repair: a random neighbour by the first non-empty method of strictly-adjacent, adjacent, Hamming.
+  static std::optional<std::size_t> repair_at_random(const SearchSpace& space, const Config& genes, Rng& rng) {
+    for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
+      const auto options = space.neighbours(genes, method);
+      if (!options.empty()) return options[rng.below(options.size())];
+    }
+    return std::nullopt;
+  }
+
   std::vector<Individual> next_generation(const SearchSpace& space, const CostFunction& cost, Rng& rng,
                                           const std::vector<Individual>& sorted, std::size_t popsize) const {
     std::vector<Individual> next;
     // Elitism (Kernel Tuner has none): the best survive unchanged; they are known, so keeping them is free.
-    for (std::size_t i = 0; i < std::min(s_.elitism, sorted.size()); ++i) next.push_back(sorted[i]);
+    const std::size_t elites = s_.paper ? 0 : std::min(s_.elitism, sorted.size());
+    for (std::size_t i = 0; i < elites; ++i) next.push_back(sorted[i]);
     if (sorted.size() >= 2) {
       for (std::size_t attempt = 0; next.size() < popsize && attempt < 10 * popsize; ++attempt) {
         const std::size_t i = rank_select(sorted.size(), rng);
@@ -237,7 +272,8 @@ class GeneticAlgorithm final : public Strategy {
         for (Config* child : {&x, &y}) {
           if (next.size() >= popsize) break;
           if (s_.constraint_aware && !space.is_valid(*child)) {
-            const auto repaired = repair_by_neighbours(space, *child, {}, rng);
+            const auto repaired =
+                s_.paper ? repair_at_random(space, *child, rng) : repair_by_neighbours(space, *child, {}, rng);
             if (!repaired) continue;
             *child = space.config_at(*repaired);
           }
@@ -279,7 +315,10 @@ StrategyInfo genetic_algorithm_info() {
             "individuals of each first generation, when larger than popsize (0: popsize)"},
            {"mutation", HyperparameterType::String, Value(std::string("Hamming-adjacent")), {}, {},
             {"Hamming", "Hamming-adjacent"}, "a mutated gene takes any other valid value, or the nearest one"},
-           constraint_aware_spec()},
+           constraint_aware_spec(),
+           {"variant", HyperparameterType::String, Value(std::string("ktune")), {}, {}, {"ktune", "paper"},
+            "paper: the constraint-aware paper's Algorithm 3 as published (one mutated parameter per child, random "
+            "repair, no elites; unaware, a blind random first population)"}},
           [](const Hyperparameters& h) {
             Settings s;
             s.popsize = static_cast<std::size_t>(h.get_int("popsize"));
@@ -291,6 +330,7 @@ StrategyInfo genetic_algorithm_info() {
             s.mutation = *parse_neighbour_method(h.get_string("mutation"));
             s.initial_popsize = static_cast<std::size_t>(h.get_int("initial_popsize"));
             s.constraint_aware = h.get_bool("constraint_aware");
+            s.paper = h.get_string("variant") == "paper";
             return std::make_unique<GeneticAlgorithm>(s);
           }};
 }

@@ -2,6 +2,7 @@
 // the same score as `ktune compare` gives the same label, and errors.
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -89,6 +90,19 @@ TEST(HypertuneCommand, ScoresEverySettingWritesAResumableCacheAndTestsOnOtherSpa
   EXPECT_TRUE(contains(charged.err, "ga_scores.json: its scores were made with the strategies' own time not charged, "
                                     "this run charges it"))
       << charged.err;
+  // A cache scored before a hyperparameter existed does not name it; at its default it is the same setting.
+  {
+    std::string text = read_text(cache);
+    std::size_t at;
+    int removed = 0;
+    while ((at = text.find(",variant=ktune")) != std::string::npos) text.erase(at, 14), ++removed;
+    ASSERT_GT(removed, 0);
+    std::ofstream(cache, std::ios::binary | std::ios::trunc) << text;
+  }
+  const KtuneRun older = run_ktune(args);
+  ASSERT_EQ(older.exit_code, 0) << older.err;
+  EXPECT_EQ(nlohmann::json::parse(older.out).at("resumed"), 6);
+  EXPECT_EQ(run_ktune(args + " --defaults genetic_algorithm:variant=paper").exit_code, 1);
 
   // Confirmation on fresh seeds: the best two and the defaults again on the training spaces, then on the test space.
   const KtuneRun confirm = run_ktune(args + " --confirm 2 --confirm-seeds 2 --test-spaces " + kTest);

@@ -210,6 +210,27 @@ TEST(GeneticAlgorithm, ConstraintUnawareIsTheClassicAlgorithmWithAPenalty) {
   EXPECT_LT(out.best, 4.0);
 }
 
+// variant=paper, the constraint-aware paper's Algorithm 3 and its blind baseline: another search than ktune's, aware
+// it stays valid and beats random search, unaware it asks for invalid configurations (a penalty, no repair).
+TEST(GeneticAlgorithm, PaperVariantSearchesOtherwiseAndStaysValidWhenAware) {
+  const Settings paper{{"variant", Value("paper")}};
+  const auto aware = run("genetic_algorithm", constrained_space(), 7, 400, paper);
+  EXPECT_EQ(aware.invalid_requests, 0u);
+  EXPECT_EQ(aware.result.evaluations, 400u);
+  EXPECT_NE(trace_indices(aware.result), trace_indices(run("genetic_algorithm", constrained_space(), 7, 400).result));
+  double paper_best = 0, random_best = 0;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    paper_best += run("genetic_algorithm", constrained_space(), seed, 150, paper).best / 20;
+    random_best += run("random_sample", constrained_space(), seed, 150).best / 20;
+  }
+  EXPECT_LT(paper_best, random_best);
+  const auto blind = run("genetic_algorithm", constrained_space(), 4, 300,
+                         {{"variant", Value("paper")}, {"constraint_aware", Value(false)}});
+  EXPECT_GT(blind.invalid_requests, 0u);
+  EXPECT_EQ(blind.result.evaluations, 300u);
+  EXPECT_THROW(make_strategy("genetic_algorithm", {{"variant", Value("pyatf")}}), HyperparameterError);
+}
+
 TEST(GeneticAlgorithm, RejectsBadHyperparameters) {
   EXPECT_THROW(make_strategy("genetic_algorithm", {{"method", Value("three_point")}}), HyperparameterError);
   EXPECT_THROW(make_strategy("genetic_algorithm", {{"popsize", Value(1)}}), HyperparameterError);
