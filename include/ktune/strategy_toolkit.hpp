@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "ktune/rng.hpp"
@@ -69,6 +70,17 @@ inline bool taking_over(const CostFunction& cost) { return cost.evaluations() > 
 // indices. A strategy that takes over a run starts from them instead of a fresh sample: they are known, so they cost
 // nothing, and they are the best the budget has found.
 std::vector<std::size_t> best_evaluated(const CostFunction& cost, std::size_t n);
+
+// Recombinations of two parents of equal length into two children (Kernel Tuner's GA and pymoo's operators):
+//   single point  one cut in 1..d-1, the tails swapped;
+//   two point     two distinct cuts in 1..d-1, the genes between them swapped (with two genes, the second);
+//   uniform       every gene swapped with probability 1/2 (the children are complements).
+std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> single_point_crossover(
+    const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, Rng& rng);
+std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> two_point_crossover(
+    const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, Rng& rng);
+std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> uniform_crossover(
+    const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, Rng& rng);
 
 // Uniform double in [lo, hi).
 inline double uniform(Rng& rng, double lo, double hi) { return lo + (hi - lo) * rng.uniform01(); }

@@ -79,13 +79,8 @@ bool same_fixed_settings(const std::string& cached, const std::vector<std::pair<
     return cached.rfind(name + "=", 0) == 0 || cached.find("," + name + "=") != std::string::npos;
   };
   std::vector<std::pair<std::string, Value>> as_cached;
-  for (const auto& [name, value] : fixed) {
-    const auto declared = std::find_if(info.hyperparameters.begin(), info.hyperparameters.end(),
-                                       [&](const HyperparameterSpec& h) { return h.name == name; });
-    const bool at_default = declared != info.hyperparameters.end() && declared->default_value.str() == value.str();
-    if (!named(name) && at_default) continue;
-    as_cached.push_back({name, value});
-  }
+  for (const auto& [name, value] : fixed)
+    if (named(name) || !is_default_setting(info, name, value)) as_cached.push_back({name, value});
   return cached == settings_text(as_cached);
 }
 

@@ -150,21 +150,30 @@ StrategySpec parse_strategy_spec(const std::string& text) {
   return spec;
 }
 
+namespace {
+
+// Numbers by value (1, 1.0 and 1e0 are one setting), everything else by its representation.
+std::string setting_text(const Value& v) {
+  return v.is_int() || v.is_float() ? fmt::format("{}", v.to_double()) : v.repr();
+}
+
+}  // namespace
+
+bool is_default_setting(const StrategyInfo& info, const std::string& name, const Value& value) {
+  const auto declared = std::find_if(info.hyperparameters.begin(), info.hyperparameters.end(),
+                                     [&](const HyperparameterSpec& h) { return h.name == name; });
+  return declared != info.hyperparameters.end() && setting_text(declared->default_value) == setting_text(value);
+}
+
 std::string canonical_strategy_text(const StrategySpec& spec) {
   const StrategyInfo* info = find_strategy(spec.name);
   if (!info) (void)make_strategy(spec.name);  // throws, listing the known strategies
   const Hyperparameters resolved = Hyperparameters::resolve(spec.name, info->hyperparameters, spec.hyperparameters);
-  // Numbers by value (1, 1.0 and 1e0 are one setting), everything else by its representation.
-  const auto shown = [](const Value& v) {
-    return v.is_int() || v.is_float() ? fmt::format("{}", v.to_double()) : v.repr();
-  };
   std::string text = spec.name;
   char separator = ':';
   for (const auto& [name, value] : resolved.values()) {
-    const auto declared = std::find_if(info->hyperparameters.begin(), info->hyperparameters.end(),
-                                       [&](const HyperparameterSpec& h) { return h.name == name; });
-    if (declared != info->hyperparameters.end() && shown(declared->default_value) == shown(value)) continue;
-    text += fmt::format("{}{}={}", separator, name, shown(value));
+    if (is_default_setting(*info, name, value)) continue;
+    text += fmt::format("{}{}={}", separator, name, setting_text(value));
     separator = ',';
   }
   return text;

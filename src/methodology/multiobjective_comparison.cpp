@@ -20,6 +20,7 @@
 #include "ktune/tuning/interruption.hpp"
 #include "ktune/sandbox/sandbox.hpp"
 #include "ktune/tuning/isolated_strategy.hpp"
+#include "support/quantile.hpp"
 #include "ktune/tuning/tune.hpp"
 #include "methodology/parallel_runs.hpp"
 
@@ -33,18 +34,6 @@ struct PreparedMoSpace {
   std::vector<double> front;                    // normalised true front, row-major
   MoSpaceResult result;
 };
-
-// The q-quantile by linear interpolation between order statistics (numpy's default); infinite values sort last.
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const double at = q * static_cast<double>(v.size() - 1);
-  const auto below = static_cast<std::size_t>(at);
-  const double above = v[std::min(below + 1, v.size() - 1)], fraction = at - static_cast<double>(below);
-  if (fraction == 0 || v[below] == above) return v[below];
-  if (std::isinf(above)) return above;
-  return v[below] + fraction * (above - v[below]);
-}
 
 double median(std::vector<double> v) {
   if (v.empty()) return std::nan("");
@@ -217,9 +206,10 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
       std::vector<double> at(repeats);
       for (std::size_t e = 0; e < options.budget; ++e) {
         for (std::size_t r = 0; r < repeats; ++r) at[r] = curves[first + r][e];
+        std::sort(at.begin(), at.end());
         on.median_igd[e] = median(at);
-        on.lower_quartile_igd[e] = quantile(at, 0.25);
-        on.upper_quartile_igd[e] = quantile(at, 0.75);
+        on.lower_quartile_igd[e] = support::quantile_of_sorted(at, 0.25);
+        on.upper_quartile_igd[e] = support::quantile_of_sorted(at, 0.75);
       }
       // The run whose final IGD+ is the median one shows a typical front.
       std::vector<std::size_t> order(repeats);

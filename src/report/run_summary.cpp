@@ -12,6 +12,7 @@
 #include "ktune/io/json_value.hpp"
 #include "ktune/multiobjective/pareto.hpp"
 #include "ktune/tuning/objective.hpp"
+#include "support/quantile.hpp"
 
 namespace ktune::report {
 namespace {
@@ -50,21 +51,13 @@ std::string unit_of(const std::string& name, const std::vector<EvaluationRecord>
 
 json axis_json(const Axis& a) { return {{"name", a.name}, {"unit", a.unit}, {"higher_is_better", a.higher_is_better}}; }
 
-// Linear interpolation between order statistics (Hyndman and Fan type 7, numpy's default). `v` sorted, not empty.
-double quantile(const std::vector<double>& v, double q) {
-  const double at = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(at));
-  const auto hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (at - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
-
 json five_numbers(std::vector<double> v, bool higher_is_better) {
   if (v.empty()) return nullptr;
   std::sort(v.begin(), v.end());
   return {{"min", v.front()},
-          {"q1", quantile(v, 0.25)},
-          {"median", quantile(v, 0.5)},
-          {"q3", quantile(v, 0.75)},
+          {"q1", support::quantile_of_sorted(v, 0.25)},
+          {"median", support::quantile_of_sorted(v, 0.5)},
+          {"q3", support::quantile_of_sorted(v, 0.75)},
           {"max", v.back()},
           {"best", higher_is_better ? v.back() : v.front()},
           {"mean", std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size())}};

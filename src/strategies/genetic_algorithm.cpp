@@ -161,44 +161,22 @@ class GeneticAlgorithm final : public Strategy {
   }
 
   std::pair<Config, Config> crossover(const Config& a, const Config& b, Rng& rng) const {
-    const std::size_t d = a.size();
-    Config x = a, y = b;
-    auto swap_range = [&](std::size_t from, std::size_t to) {
-      for (std::size_t p = from; p < to; ++p) std::swap(x[p], y[p]);
-    };
     switch (s_.crossover) {
-      case Crossover::SinglePoint:
-        // A cut strictly inside, so the children are not copies of their parents.
-        if (d >= 2) swap_range(1 + static_cast<std::size_t>(rng.below(d - 1)), d);
-        break;
-      case Crossover::TwoPoint:
-        if (d >= 3) {
-          std::size_t c1 = 1 + static_cast<std::size_t>(rng.below(d - 1));
-          std::size_t c2 = 1 + static_cast<std::size_t>(rng.below(d - 2));
-          if (c2 >= c1) ++c2;
-          if (c1 > c2) std::swap(c1, c2);
-          swap_range(c1, c2);
-        } else if (d == 2) {
-          swap_range(1, 2);
-        }
-        break;
-      case Crossover::Uniform:
-        for (std::size_t p = 0; p < d; ++p)
-          if (rng.below(2) == 1) std::swap(x[p], y[p]);
-        break;
-      case Crossover::DisruptiveUniform: {
-        // Swap half of the differing genes (rounded up), so both children differ from both parents.
-        std::vector<std::size_t> differing;
-        for (std::size_t p = 0; p < d; ++p)
-          if (a[p] != b[p]) differing.push_back(p);
-        const std::size_t swaps = (differing.size() + 1) / 2;
-        for (std::size_t k = 0; k < swaps; ++k) {
-          const std::size_t j = k + static_cast<std::size_t>(rng.below(differing.size() - k));
-          std::swap(differing[k], differing[j]);
-          std::swap(x[differing[k]], y[differing[k]]);
-        }
-        break;
-      }
+      case Crossover::SinglePoint: return single_point_crossover(a, b, rng);  // a cut strictly inside
+      case Crossover::TwoPoint: return two_point_crossover(a, b, rng);
+      case Crossover::Uniform: return uniform_crossover(a, b, rng);
+      case Crossover::DisruptiveUniform: break;
+    }
+    // Disruptive uniform: swap half of the differing genes (rounded up), so both children differ from both parents.
+    Config x = a, y = b;
+    std::vector<std::size_t> differing;
+    for (std::size_t p = 0; p < a.size(); ++p)
+      if (a[p] != b[p]) differing.push_back(p);
+    const std::size_t swaps = (differing.size() + 1) / 2;
+    for (std::size_t k = 0; k < swaps; ++k) {
+      const std::size_t j = k + static_cast<std::size_t>(rng.below(differing.size() - k));
+      std::swap(differing[k], differing[j]);
+      std::swap(x[differing[k]], y[differing[k]]);
     }
     return {std::move(x), std::move(y)};
   }

@@ -10,43 +10,6 @@
 namespace ktune::strategies {
 namespace {
 
-// Two-point crossover (pymoo's PointCrossover(n_points=2)): two distinct cut points in 1..d-1, the segment between
-// them swapped; with two genes, the second one swapped.
-std::pair<Config, Config> two_point_crossover(const Config& a, const Config& b, Rng& rng) {
-  Config x = a, y = b;
-  const std::size_t d = a.size();
-  std::size_t from = 1, to = d;
-  if (d >= 3) {
-    from = 1 + static_cast<std::size_t>(rng.below(d - 1));
-    to = 1 + static_cast<std::size_t>(rng.below(d - 2));
-    if (to >= from) ++to;
-    if (from > to) std::swap(from, to);
-  } else if (d < 2) {
-    return {x, y};
-  }
-  for (std::size_t p = from; p < to; ++p) std::swap(x[p], y[p]);
-  return {std::move(x), std::move(y)};
-}
-
-// Single-point crossover (PointCrossover(n_points=1)): one cut point in 1..d-1, the tails swapped.
-std::pair<Config, Config> single_point_crossover(const Config& a, const Config& b, Rng& rng) {
-  Config x = a, y = b;
-  const std::size_t d = a.size();
-  if (d < 2) return {x, y};
-  const std::size_t from = 1 + static_cast<std::size_t>(rng.below(d - 1));
-  for (std::size_t p = from; p < d; ++p) std::swap(x[p], y[p]);
-  return {std::move(x), std::move(y)};
-}
-
-// Uniform crossover: every gene swapped with probability 1/2 (the two children are complements).
-std::pair<Config, Config> uniform_crossover(const Config& a, const Config& b, Rng& rng) {
-  Config x = a, y = b;
-  for (std::size_t p = 0; p < x.size(); ++p)
-    if (rng.uniform01() < 0.5) std::swap(x[p], y[p]);
-  return {std::move(x), std::move(y)};
-}
-
-
 // A valid configuration not evaluated yet, found by a few random draws, then by a walk from a random place.
 std::optional<std::size_t> fresh_index(const SearchSpace& space, const CostFunction& cost, Rng& rng,
                                        const std::unordered_set<std::size_t>& taken) {

@@ -87,6 +87,37 @@ std::optional<std::size_t> repair_by_neighbours(const SearchSpace& space, std::s
   return std::nullopt;
 }
 
+std::pair<Config, Config> single_point_crossover(const Config& a, const Config& b, Rng& rng) {
+  Config x = a, y = b;
+  const std::size_t d = a.size();
+  if (d >= 2)
+    for (std::size_t p = 1 + static_cast<std::size_t>(rng.below(d - 1)); p < d; ++p) std::swap(x[p], y[p]);
+  return {std::move(x), std::move(y)};
+}
+
+std::pair<Config, Config> two_point_crossover(const Config& a, const Config& b, Rng& rng) {
+  Config x = a, y = b;
+  const std::size_t d = a.size();
+  std::size_t from = 1, to = d;
+  if (d >= 3) {
+    from = 1 + static_cast<std::size_t>(rng.below(d - 1));
+    to = 1 + static_cast<std::size_t>(rng.below(d - 2));
+    if (to >= from) ++to;
+    if (from > to) std::swap(from, to);
+  } else if (d < 2) {
+    return {std::move(x), std::move(y)};
+  }
+  for (std::size_t p = from; p < to; ++p) std::swap(x[p], y[p]);
+  return {std::move(x), std::move(y)};
+}
+
+std::pair<Config, Config> uniform_crossover(const Config& a, const Config& b, Rng& rng) {
+  Config x = a, y = b;
+  for (std::size_t p = 0; p < x.size(); ++p)
+    if (rng.below(2) == 1) std::swap(x[p], y[p]);
+  return {std::move(x), std::move(y)};
+}
+
 std::vector<std::uint32_t> random_cartesian_config(const SearchSpace& space, Rng& rng) {
   std::vector<std::uint32_t> config(space.num_params());
   for (std::size_t p = 0; p < config.size(); ++p)

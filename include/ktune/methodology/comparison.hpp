@@ -17,6 +17,7 @@
 #include "ktune/repetition.hpp"
 #include "ktune/methodology/space_statistics.hpp"
 #include "ktune/methodology/strategy_curve.hpp"
+#include "ktune/tuning/strategy.hpp"
 #include "ktune/tuning/transfer_search.hpp"
 #include "ktune/value.hpp"
 
@@ -38,6 +39,10 @@ StrategySpec parse_strategy_spec(const std::string& text);
 // text). The multi-objective comparison seeds runs from it, so the same settings get the same runs whatever the
 // label, and a hyperparameter added later (at a default that keeps the old behaviour) changes no existing seed.
 std::string canonical_strategy_text(const StrategySpec& spec);
+// Whether `value` is the declared default of `info`'s hyperparameter `name` (numbers by value: 1, 1.0 and 1e0 are one
+// setting). The canonical text leaves such settings out, and so does a hypertune cache made before the hyperparameter
+// existed.
+bool is_default_setting(const StrategyInfo& info, const std::string& name, const Value& value);
 
 struct ComparisonSpace {
   std::string name;  // "A100_convolution_milo" for benchmark_hub's cachefiles/convolution_milo/A100_T4.json.gz
