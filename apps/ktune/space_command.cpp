@@ -17,10 +17,12 @@ struct SpaceOptions {
   SpaceRequest request;
   bool json = false;
   bool no_implicit_block_constraint = false;
+  std::string form = "auto";
 };
 
 int run_space(SpaceOptions& options) {
   options.request.implicit_block_constraint = !options.no_implicit_block_constraint;
+  options.request.form = *parse_space_form(options.form);  // checked by the option
   try {
     const SpaceSummary summary(options.request);
     for (const std::string& warning : summary.warnings()) std::cerr << "ktune space: " << warning << "\n";
@@ -67,6 +69,11 @@ Command add_space_command(CLI::App& app) {
                   "Construction threads, 0: all cores (the result does not depend on it)")
       ->capture_default_str()
       ->check(thread_count());
+  sub->add_option("--form", options->form,
+                  "auto: lazy above 2^24 valid configurations; materialised: list them (at most 2^32-2); lazy: keep "
+                  "independent parameter groups unlisted, the space their product (any size)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "materialised", "materialized", "lazy"}));
   return {sub, [options] { return run_space(*options); }};
 }
 

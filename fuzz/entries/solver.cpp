@@ -3,7 +3,7 @@
 // SearchSpace::build may reject it only with ProblemError or ExpressionError, and a space it builds must equal the
 // brute-force enumeration with the tree evaluator (which shares no splitting, folding, tables or numeric programs
 // with the solver; brute_force_oracle.hpp: all 2160 configurations, or as many as 2 s allow). The smallest
-// constraints the solver reports must parse.
+// constraints the solver reports must parse. Its lazy form must agree with it.
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,5 +67,24 @@ int ktune_fuzz_solver(const std::uint8_t* data, std::size_t size) {
     }
   }
   check_against_brute_force(*space);
+
+  // The lazy form (the product of the independent groups) indexes the same configurations in the same order and
+  // answers neighbour queries alike.
+  options.form = SpaceForm::lazy;
+  const SearchSpace lazy = SearchSpace::build(problem, options);
+  check(lazy.size() == space->size(), "the lazy form counts the valid configurations differently");
+  for (std::size_t i = 0; i < space->size(); ++i) {
+    const Config config = space->config_at(i);
+    check(lazy.config_at(i) == config, "the lazy form has another configuration at index " + std::to_string(i));
+    check(lazy.index_of(config) == i, "the lazy form gives configuration " + std::to_string(i) + " another index");
+    if (i % 17 != 0) continue;
+    Config shifted = config;
+    shifted[i % shifted.size()] += 1;  // often invalid, sometimes out of range
+    for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming,
+                        NeighbourMethod::HammingAdjacent, NeighbourMethod::ClosestParamIndices})
+      for (const Config& query : {config, shifted})
+        check(lazy.neighbours(query, method) == space->neighbours_uncached(query, method),
+              std::string("the lazy form's ") + to_string(method) + " neighbours differ");
+  }
   return 0;
 }

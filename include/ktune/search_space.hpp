@@ -1,7 +1,10 @@
 #pragma once
-// SearchSpace: the only view strategies get of a problem. Holds every valid configuration as compact value
-// indices and answers validity, lookup, sampling and neighbour queries from index structures (a hash index, a
-// prefix trie, value lookups and a neighbour cache, kept behind a pointer: src/space/search_space_index.hpp).
+// SearchSpace: the only view strategies get of a problem. In its materialised form it holds every valid configuration
+// as compact value indices and answers validity, lookup, sampling and neighbour queries from index structures (a hash
+// index, a prefix trie, value lookups and a neighbour cache, kept behind a pointer: src/space/search_space_index.hpp).
+// In its lazy form (a space whose parameters split into independent groups) it holds only each group's valid
+// configurations and answers every query from the groups (src/space/product_space.hpp): the space is their product,
+// indexed in the same order as the materialised form, so both forms give the same indices, samples and neighbours.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -30,8 +33,19 @@ enum class NeighbourMethod { StrictlyAdjacent, Adjacent, Hamming, HammingAdjacen
 std::optional<NeighbourMethod> parse_neighbour_method(std::string_view name);
 const char* to_string(NeighbourMethod method);
 
+// How the valid configurations are held. materialised: listed (at most 2^32-2 of them). lazy: kept as independent
+// groups whose product is never listed (any size below 2^63; a space of one group is materialised all the same).
+// automatic: lazy above kLazyAbove valid configurations.
+enum class SpaceForm { automatic, materialised, lazy };
+std::optional<SpaceForm> parse_space_form(std::string_view name);  // "auto", "materialised" / "materialized", "lazy"
+const char* to_string(SpaceForm form);
+
 struct BuildOptions {
   unsigned threads = 2;  // construction may split the work over this many threads (0: all cores); the result does not depend on it
+  SpaceForm form = SpaceForm::automatic;
+  // Above this many valid configurations the automatic form is lazy: listing them costs more than a bytes each and
+  // seconds to build, while the lazy form's queries cost a division per group.
+  static constexpr std::uint64_t kLazyAbove = std::uint64_t{1} << 24;
 };
 
 // What construction did, for reporting (`ktune space`).
@@ -43,6 +57,8 @@ struct ConstructionReport {
   std::vector<std::string> constraint_kinds; // per entry of `constraints`: "unary", "max-product", "table", ...
   std::vector<std::size_t> order;            // the solver's parameter order = the lexicographic order of configs
   std::size_t independent_groups = 0;
+  bool lazy = false;                      // held as the product of its groups (SpaceForm)
+  std::vector<std::size_t> group_sizes;   // lazy: valid configurations per group, in index order (slowest first)
   // Constraint evaluations that raised (division by zero, ...) and so made configurations invalid. Counted per
   // evaluation of a constraint on an assignment of its own parameters, not per full configuration: one raising
   // assignment of (a, b) invalidates every configuration that contains it.
@@ -69,12 +85,16 @@ class SearchSpace {
   const Problem& problem() const { return problem_; }
   const ConstructionReport& report() const { return report_; }
   std::size_t num_params() const { return problem_.parameters.size(); }
-  std::size_t size() const { return matrix_.rows(); }
+  std::size_t size() const { return size_; }
+  // Held as the product of its independent groups, not listed (SpaceForm::lazy).
+  bool is_lazy() const { return product_ != nullptr; }
   const std::string& param_name(std::size_t p) const { return problem_.parameters[p].name; }
   const std::vector<Value>& param_values(std::size_t p) const { return problem_.parameters[p].values; }
 
   // --- configurations, indices, values --------------------------------------------------------------------
-  std::uint32_t value_index(std::size_t config, std::size_t param) const { return matrix_.get(config, param); }
+  std::uint32_t value_index(std::size_t config, std::size_t param) const {
+    return product_ ? lazy_value_index(config, param) : matrix_.get(config, param);
+  }
   Config config_at(std::size_t index) const;
   std::vector<Value> values_at(std::size_t index) const;
   std::vector<Value> values_of(const Config& config) const;
@@ -85,9 +105,17 @@ class SearchSpace {
   std::optional<std::size_t> index_of(std::span<const std::uint32_t> config) const;
   bool is_valid(std::span<const std::uint32_t> config) const { return index_of(config).has_value(); }
   bool is_valid(const std::vector<Value>& values) const;
-  const IndexMatrix& matrix() const { return matrix_; }
   // Parameter order under which the configurations are sorted lexicographically (order[0] varies slowest).
   const std::vector<std::size_t>& lex_order() const { return report_.order; }
+
+  // --- the lazy form's independent groups (none when materialised) -----------------------------------------
+  // Group c is a materialised space over this space's parameters group_params(c) (its parameter j is parameter
+  // group_params(c)[j] here); configuration i is the combination of group c's rows (i / group_stride(c)) mod
+  // group(c).size(). Lets a caller work group by group where a neighbourhood is a product too large to list.
+  std::size_t group_count() const;
+  const SearchSpace& group(std::size_t c) const;
+  const std::vector<std::size_t>& group_params(std::size_t c) const;
+  std::size_t group_stride(std::size_t c) const;
 
   // --- bounds ---------------------------------------------------------------------------------------------
   // Smallest / largest value index of parameter p over the valid configurations ("true bounds").
@@ -150,17 +178,23 @@ class SearchSpace {
   void write_csv(std::ostream& out) const;           // header of parameter names, one row of values per config
   nlohmann::json to_json() const;                     // {"parameters": [...], "configurations": [[...], ...]}
 
-  // Bytes held by the eagerly built structures (matrix, hash index, bounds, prefix trie, value lookups); not the
-  // lazy neighbour cache.
+  // Bytes held by the eagerly built structures (matrix, hash index, bounds, prefix trie, value lookups; in the lazy
+  // form, those of its groups); not the neighbour caches.
   std::size_t memory_bytes() const;
 
  private:
-  struct Index;  // the hash index, prefix trie, value lookups and neighbour cache (src/space/search_space_index.hpp)
+  struct Index;    // the hash index, prefix trie, value lookups and neighbour cache (src/space/search_space_index.hpp)
+  struct Product;  // the lazy form's groups (src/space/product_space.hpp)
 
   // Takes a matrix whose rows are sorted lexicographically under report.order (order[0] slowest; an empty order
   // means identity) without duplicate rows, one column per parameter, and builds the indexes. Throws
   // std::invalid_argument if the shape or the order does not fit the problem.
   SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport report);
+  // The lazy form: the product of the groups' spaces.
+  SearchSpace(Problem problem, std::unique_ptr<Product> product, ConstructionReport report);
+  std::uint32_t lazy_value_index(std::size_t config, std::size_t param) const;
+  // Bounds and used values from the groups (lazy form).
+  void set_bounds_from_groups();
   // for_each_in_box without a template in the header: `visit(function, index)` for every index.
   void visit_box(std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi,
                  void (*visit)(void* function, std::size_t index), void* function) const;
@@ -171,6 +205,8 @@ class SearchSpace {
   std::vector<std::uint32_t> lower_, upper_;
   std::vector<std::vector<std::uint32_t>> used_;
   std::unique_ptr<Index> index_;
+  std::unique_ptr<Product> product_;
+  std::size_t size_ = 0;
 };
 
 }  // namespace ktune

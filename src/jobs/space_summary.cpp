@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -40,6 +41,12 @@ std::string grouped(std::uint64_t n) {
     out += digits[i];
   }
   return out;
+}
+
+// 1234567 -> "1.2 MB"
+std::string bytes_text(std::size_t bytes) {
+  if (bytes < 1024 * 1024) return fmt::format("{:.1f} kB", static_cast<double>(bytes) / 1024.0);
+  return fmt::format("{:.1f} MB", static_cast<double>(bytes) / (1024.0 * 1024.0));
 }
 
 std::string value_preview(const std::vector<Value>& values) {
@@ -94,6 +101,7 @@ SpaceSummary::SpaceSummary(SpaceRequest request) : request_(std::move(request)) 
     } else {
       BuildOptions build_options;
       build_options.threads = r.threads;
+      build_options.form = r.form;
       space_.emplace(SearchSpace::build(std::move(problem), build_options));
     }
   } catch (const io::InputError& e) {
@@ -105,6 +113,10 @@ SpaceSummary::SpaceSummary(SpaceRequest request) : request_(std::move(request)) 
   } catch (const ProblemError& e) {
     refuse_input(fmt::format("{}: {}", r.problem_path, e.what()));
   }
+  // A lazy space may be far too large to write out (as to list): the same limit as the materialised form's.
+  if (format && space_->size() >= std::numeric_limits<std::uint32_t>::max())
+    refuse_request(fmt::format("--export {}: the space has {} valid configurations, more than 2^32-2 are not written out",
+                               r.export_path, grouped(space_->size())));
   if (format) {
     try {
       io::write_file_atomically(r.export_path, [&](std::ostream& out) {
@@ -165,6 +177,9 @@ nlohmann::json space_summary_json(const SpaceSummary& summary) {
   j["density"] = summary.density();
   j["construction_seconds"] = report.seconds;
   j["independent_groups"] = report.independent_groups;
+  j["form"] = space.is_lazy() ? "lazy" : "materialised";
+  j["group_sizes"] = report.group_sizes;
+  j["memory_bytes"] = space.memory_bytes();
   j["evaluation_errors"] = report.evaluation_errors;
   j["evaluation_error_messages"] = report.evaluation_error_messages;
   if (summary.export_format())
@@ -218,6 +233,12 @@ void write_space_summary(std::ostream& out, const SpaceSummary& summary) {
   out << fmt::format("density      {:.4g}%\n", 100.0 * summary.density());
   out << fmt::format("construction {:.3f} s ({} independent group{})\n", report.seconds, report.independent_groups,
                      report.independent_groups == 1 ? "" : "s");
+  if (space.is_lazy())
+    out << fmt::format("form         lazy: the product of {} groups of {} valid configurations, not listed ({} held)\n",
+                       report.group_sizes.size(), fmt::join(report.group_sizes, " x "), bytes_text(space.memory_bytes()));
+  else
+    out << fmt::format("form         materialised: every valid configuration listed ({} held)\n",
+                       bytes_text(space.memory_bytes()));
   if (report.evaluation_errors > 0) {
     out << fmt::format("evaluation errors  {} configurations made invalid by errors in constraints:\n",
                        grouped(report.evaluation_errors));

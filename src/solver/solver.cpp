@@ -11,6 +11,8 @@
 #include <optional>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "ktune/expr/errors.hpp"
 
 namespace ktune::solver {
@@ -545,7 +547,8 @@ std::vector<SolvePart> plan_parts(const std::vector<std::uint32_t>& first, const
   return parts;
 }
 
-SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>& cs, unsigned threads) {
+SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>& cs, unsigned threads,
+                  std::uint64_t factor_above) {
   const std::size_t d = problem.parameters.size();
   ErrorLog log(cs.size());
   SolveResult result;
@@ -731,12 +734,28 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
   } else if (!empty && comps.size() == 1) {
     result.rows = std::move(solutions[0]);
   } else if (!empty) {
+    // The product's size, saturated once it passes what any form can index.
     std::uint64_t total = 1;
+    bool beyond = false;
     for (const auto& s : solutions) {
-      if (total > std::numeric_limits<std::uint32_t>::max() / std::max<std::uint64_t>(1, s.rows()))
-        throw ProblemError("the search space has more than 2^32-1 valid configurations; it cannot be held in memory");
-      total *= s.rows();
+      if (total > (std::numeric_limits<std::uint64_t>::max() >> 1) / std::max<std::uint64_t>(1, s.rows())) beyond = true;
+      else total *= s.rows();
     }
+    if (beyond)
+      throw ProblemError("the search space has more than 2^63 valid configurations; it cannot be indexed");
+    if (total > factor_above) {
+      result.group_rows = std::move(solutions);
+      result.group_params = std::move(comp_orders);
+      result.fixed_params = fixed_params;
+      for (auto p : fixed_params) result.fixed_values.push_back(base.index[p]);
+      result.evaluation_errors = log.total();
+      result.evaluation_error_messages = log.summary(cs);
+      return result;
+    }
+    if (total >= std::numeric_limits<std::uint32_t>::max())
+      throw ProblemError(fmt::format("the search space has {} valid configurations, more than 2^32-2 cannot be listed in "
+                                     "memory; its {} independent groups can be kept factored (the lazy form)",
+                                     total, comps.size()));
     result.rows.reserve_rows(total);
     // The last component varies fastest: keep a block of its rows at full width, update the block's columns of
     // the outer components whenever their digits change, and append the whole block each time.

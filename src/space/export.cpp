@@ -41,7 +41,7 @@ void SearchSpace::write_csv(std::ostream& out) const {
   for (std::size_t r = 0; r < size(); ++r) {
     for (std::size_t p = 0; p < d; ++p) {
       if (p) out << ',';
-      write_field(out, text[p][matrix_.get(r, p)]);
+      write_field(out, text[p][value_index(r, p)]);
     }
     out << '\n';
   }
@@ -65,7 +65,7 @@ nlohmann::json SearchSpace::to_json() const {
   configs.get_ref<nlohmann::json::array_t&>().reserve(size());
   for (std::size_t r = 0; r < size(); ++r) {
     nlohmann::json row = nlohmann::json::array();
-    for (std::size_t p = 0; p < d; ++p) row.push_back(typed[p][matrix_.get(r, p)]);
+    for (std::size_t p = 0; p < d; ++p) row.push_back(typed[p][value_index(r, p)]);
     configs.push_back(std::move(row));
   }
   j["configurations"] = std::move(configs);

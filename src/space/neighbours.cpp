@@ -10,6 +10,7 @@
 
 #include "ktune/search_space.hpp"
 
+#include "space/product_space.hpp"
 #include "space/search_space_index.hpp"
 
 namespace ktune {
@@ -38,6 +39,7 @@ std::size_t method_slot(NeighbourMethod method) {
 
 std::vector<std::size_t> SearchSpace::neighbours(std::span<const std::uint32_t> config, NeighbourMethod method) const {
   const std::size_t slot = method_slot(method);
+  if (product_) return config.size() == num_params() ? product_->neighbours(config, method, true) : std::vector<std::size_t>{};
   if (!index_) return {};  // a moved-from space
   Index::NeighbourCache& cache = index_->cache;
   const std::uint64_t key = query_key(config);
@@ -74,13 +76,18 @@ std::vector<std::size_t> SearchSpace::neighbours(std::size_t index, NeighbourMet
 std::vector<std::size_t> SearchSpace::neighbours_uncached(std::span<const std::uint32_t> config,
                                                           NeighbourMethod method) const {
   method_slot(method);
+  if (product_) return config.size() == num_params() ? product_->neighbours(config, method, false) : std::vector<std::size_t>{};
   if (!index_) return {};
   return index_->compute_neighbours(*this, config, method);
 }
 
 void SearchSpace::visit_box(std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi,
                             void (*visit)(void* function, std::size_t index), void* function) const {
-  if (index_) index_->for_each_in_box(*this, lo, hi, [&](std::size_t index) { visit(function, index); });
+  if (product_) {
+    if (lo.size() == num_params() && hi.size() == num_params()) product_->for_each_in_box(lo, hi, visit, function);
+  } else if (index_) {
+    index_->for_each_in_box(*this, lo, hi, [&](std::size_t index) { visit(function, index); });
+  }
 }
 
 std::vector<std::size_t> SearchSpace::Index::compute_neighbours(const SearchSpace& space,

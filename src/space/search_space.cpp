@@ -2,6 +2,7 @@
 // trie, value lookups) and the conversions between indices, configurations and values.
 #include "ktune/search_space.hpp"
 
+#include "space/product_space.hpp"
 #include "space/search_space_index.hpp"
 
 #include <algorithm>
@@ -84,6 +85,7 @@ SearchSpace::SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport
                                             matrix_.cols(), d));
   if (matrix_.rows() >= std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("search space: more than 2^32-2 configurations are not supported");
+  size_ = matrix_.rows();
   if (report_.order.empty()) {
     report_.order.resize(d);
     std::iota(report_.order.begin(), report_.order.end(), std::size_t{0});
@@ -96,6 +98,48 @@ SearchSpace::SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport
   }
   if (!permutation) throw std::invalid_argument("search space: the lexicographic order is not a permutation");
   index_ = std::make_unique<Index>(*this);
+}
+
+SearchSpace::SearchSpace(Problem problem, std::unique_ptr<Product> product, ConstructionReport report)
+    : problem_(std::move(problem)), report_(std::move(report)), product_(std::move(product)) {
+  static_assert(sizeof(std::size_t) >= sizeof(std::uint64_t), "lazy spaces index with 64 bits");
+  size_ = static_cast<std::size_t>(product_->size);
+  report_.lazy = true;
+  report_.group_sizes.clear();
+  for (const auto& factor : product_->factors) report_.group_sizes.push_back(factor.size());
+  set_bounds_from_groups();
+}
+
+void SearchSpace::set_bounds_from_groups() {
+  const std::size_t d = num_params();
+  lower_.assign(d, 0);
+  upper_.assign(d, 0);
+  used_.assign(d, {});
+  for (std::size_t p = 0; p < d; ++p) {
+    const SearchSpace& factor = product_->factors[product_->factor_of[p]];
+    const std::size_t j = product_->local_of[p];
+    lower_[p] = factor.lower_bound(j);
+    upper_[p] = factor.upper_bound(j);
+    used_[p] = factor.used_values(j);
+  }
+}
+
+std::size_t SearchSpace::group_count() const { return product_ ? product_->factors.size() : 0; }
+const SearchSpace& SearchSpace::group(std::size_t c) const {
+  if (c >= group_count()) throw std::out_of_range(fmt::format("group {} of {}", c, group_count()));
+  return product_->factors[c];
+}
+const std::vector<std::size_t>& SearchSpace::group_params(std::size_t c) const {
+  if (c >= group_count()) throw std::out_of_range(fmt::format("group {} of {}", c, group_count()));
+  return product_->params[c];
+}
+std::size_t SearchSpace::group_stride(std::size_t c) const {
+  if (c >= group_count()) throw std::out_of_range(fmt::format("group {} of {}", c, group_count()));
+  return static_cast<std::size_t>(product_->stride[c]);
+}
+
+std::uint32_t SearchSpace::lazy_value_index(std::size_t config, std::size_t param) const {
+  return product_->value_index(config, param);
 }
 
 SearchSpace::SearchSpace(SearchSpace&&) noexcept = default;
@@ -382,6 +426,7 @@ std::optional<std::size_t> SearchSpace::index_of(std::span<const std::uint32_t> 
   for (std::size_t p = 0; p < d; ++p)
     if (config[p] >= param_values(p).size()) return std::nullopt;
   if (d == 0) return std::size_t{0};
+  if (product_) return product_->index_of(config);
   return index_->find_row(*this, config.data());
 }
 
@@ -417,7 +462,8 @@ std::size_t SearchSpace::Index::lower_row(const SearchSpace& space, std::size_t 
 Config SearchSpace::config_at(std::size_t index) const {
   if (index >= size()) throw std::out_of_range(fmt::format("configuration index {} >= size {}", index, size()));
   Config c(num_params());
-  matrix_.row(index, c.data());
+  if (product_) product_->config_at(index, c.data());
+  else matrix_.row(index, c.data());
   return c;
 }
 
@@ -444,7 +490,9 @@ std::optional<Config> SearchSpace::config_of(const std::vector<Value>& values) c
   Config out(d);
   for (std::size_t p = 0; p < d; ++p) {
     const Value& v = values[p];
-    const Index::ValueLookup& lookup = index_->value_lookup[p];
+    const Index::ValueLookup& lookup =
+        product_ ? product_->factors[product_->factor_of[p]].index_->value_lookup[product_->local_of[p]]
+                 : index_->value_lookup[p];
     const auto& list = param_values(p);
     std::optional<std::uint32_t> found;
     if (v.is_numeric()) {
@@ -484,6 +532,7 @@ std::vector<std::size_t> SearchSpace::tunable_params() const {
 
 std::size_t SearchSpace::memory_bytes() const {
   std::size_t bytes = matrix_.memory_bytes() + (index_ ? index_->memory_bytes() : 0);
+  if (product_) bytes += product_->memory_bytes();
   bytes += (lower_.capacity() + upper_.capacity()) * sizeof(std::uint32_t);
   for (const auto& u : used_) bytes += u.capacity() * sizeof(std::uint32_t);
   return bytes;
@@ -514,6 +563,22 @@ std::optional<NeighbourMethod> parse_neighbour_method(std::string_view name) {
   if (n == "hamming-adjacent") return NeighbourMethod::HammingAdjacent;
   if (n == "closest-param-indices") return NeighbourMethod::ClosestParamIndices;
   return std::nullopt;
+}
+
+std::optional<SpaceForm> parse_space_form(std::string_view name) {
+  if (name == "auto" || name == "automatic") return SpaceForm::automatic;
+  if (name == "materialised" || name == "materialized") return SpaceForm::materialised;
+  if (name == "lazy") return SpaceForm::lazy;
+  return std::nullopt;
+}
+
+const char* to_string(SpaceForm form) {
+  switch (form) {
+    case SpaceForm::automatic: return "auto";
+    case SpaceForm::materialised: return "materialised";
+    case SpaceForm::lazy: return "lazy";
+  }
+  return "unknown";
 }
 
 const char* to_string(NeighbourMethod method) {

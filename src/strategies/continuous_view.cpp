@@ -47,7 +47,8 @@ ContinuousView::Resolved ContinuousView::resolve(std::span<const double> x, Rng&
   r.index = space_.index_of(r.config);
   if (!r.index && aware_) {
     // Alg. 2: the neighbour closest to the point itself, which stays where it is.
-    r.index = repair(r.config, rng);
+    if (auto groupwise = repair_groupwise(r.config, rng)) r.index = *groupwise;
+    else r.index = repair(r.config, rng);
     if (!r.index) r.index = repair_by_index_distance(space_, r.config, rng);
   }
   return r;
@@ -101,6 +102,61 @@ std::optional<std::size_t> ContinuousView::repair(std::span<const std::uint32_t>
     }
   }
   return ties_[ties_.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties_.size()))];
+}
+
+std::optional<std::optional<std::size_t>> ContinuousView::repair_groupwise(std::span<const std::uint32_t> config,
+                                                                           Rng& rng) {
+  const std::size_t groups = space_.group_count();
+  if (groups == 0) return std::nullopt;
+  std::vector<Config> parts(groups);
+  for (std::size_t c = 0; c < groups; ++c)
+    for (std::size_t p : space_.group_params(c)) parts[c].push_back(config[p]);
+  for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent}) {
+    std::vector<std::vector<std::size_t>> rows(groups);
+    std::size_t count = 1;
+    bool empty = false;
+    for (std::size_t c = 0; c < groups && !empty; ++c) {
+      const SearchSpace& group = space_.group(c);
+      rows[c] = group.neighbours(parts[c], method);
+      if (const auto self = group.index_of(parts[c]))
+        rows[c].insert(std::lower_bound(rows[c].begin(), rows[c].end(), *self), *self);
+      empty = rows[c].empty();
+      count = count > kGroupwiseAbove ? count : count * rows[c].size();
+    }
+    if (empty) continue;                             // the next method, as repair() does
+    if (count <= kGroupwiseAbove) return std::nullopt;  // small enough to list: repair() exactly
+    // Per group, the rows closest to the group's part of the point; the whole: one of their combinations, uniformly
+    // (as repair() draws one of its ties: the k-th combination in ascending index order).
+    std::vector<std::vector<std::size_t>> ties(groups);
+    std::uint64_t combinations = 1;
+    for (std::size_t c = 0; c < groups; ++c) {
+      const SearchSpace& group = space_.group(c);
+      const auto& params = space_.group_params(c);
+      double best = std::numeric_limits<double>::infinity();
+      for (std::size_t row : rows[c]) {
+        double dist = 0;
+        for (std::size_t j = 0; j < params.size(); ++j) {
+          const double q = group.value_index(row, j) * epsilon_ - full_[params[j]];
+          dist += q * q;
+        }
+        if (dist < best) {
+          best = dist;
+          ties[c].assign(1, row);
+        } else if (dist == best) {
+          ties[c].push_back(row);
+        }
+      }
+      combinations *= ties[c].size();
+    }
+    std::uint64_t k = combinations == 1 ? 0 : rng.below(combinations);
+    std::size_t index = 0;
+    for (std::size_t c = groups; c-- > 0;) {
+      index += ties[c][k % ties[c].size()] * space_.group_stride(c);
+      k /= ties[c].size();
+    }
+    return std::optional<std::size_t>(index);
+  }
+  return std::nullopt;
 }
 
 std::vector<double> ContinuousView::point_of(std::span<const std::uint32_t> config) const {

@@ -71,6 +71,12 @@ class ContinuousView {
   };
   const RepairCandidates& candidates(std::span<const std::uint32_t> config);
   std::optional<std::size_t> repair(std::span<const std::uint32_t> config, Rng& rng);
+  // On a lazy space whose (strictly-)adjacent box around config holds more than kGroupwiseAbove configurations (up to
+  // millions in 14 dimensions), the same repair group by group: the box is the product of the groups' boxes and the
+  // squared distance a sum over groups, so the closest candidates are the product of each group's closest. Equal to
+  // repair() up to the rounding of that sum; nullopt when it does not apply (then repair() runs).
+  static constexpr std::size_t kGroupwiseAbove = std::size_t{1} << 14;
+  std::optional<std::optional<std::size_t>> repair_groupwise(std::span<const std::uint32_t> config, Rng& rng);
 
   std::vector<double> full_;         // scratch: the full continuous point
   std::vector<std::size_t> ties_;    // scratch: equally close repair candidates

@@ -57,7 +57,7 @@ CostFunction::~CostFunction() = default;
 
 std::uint32_t CostFunction::memo_lookup(std::size_t index) const {
   if (!dense_memo_.empty()) return dense_memo_[index];
-  const auto it = sparse_memo_.find(static_cast<std::uint32_t>(index));
+  const auto it = sparse_memo_.find(static_cast<std::uint64_t>(index));
   return it == sparse_memo_.end() ? npos : it->second;
 }
 
@@ -65,7 +65,7 @@ void CostFunction::memo_store(std::size_t index, std::uint32_t position) {
   if (!dense_memo_.empty()) {
     dense_memo_[index] = position;
   } else {
-    sparse_memo_[static_cast<std::uint32_t>(index)] = position;
+    sparse_memo_[static_cast<std::uint64_t>(index)] = position;
   }
 }
 
@@ -114,7 +114,7 @@ bool CostFunction::defer(std::size_t index) {
   failure_model_->update(trace_);
   if (!failure_model_->predicts_failure(index)) return false;
   // Asked once more than it was deferred: measured.
-  if (++deferred_[static_cast<std::uint32_t>(index)] > FailureModel::kDeferrals) return false;
+  if (++deferred_[static_cast<std::uint64_t>(index)] > FailureModel::kDeferrals) return false;
   ++deferrals_;
   count_free_request();
   return true;
@@ -150,7 +150,7 @@ std::size_t CostFunction::evaluate_new(std::size_t index) {
   ++evaluations_;
   free_requests_in_a_row_ = 0;
   const std::size_t position =
-      trace_.append(TraceEntry{static_cast<std::uint32_t>(index), outcome.status, false, charged, clock_ms_, strategy_ms},
+      trace_.append(TraceEntry{static_cast<std::uint64_t>(index), outcome.status, false, charged, clock_ms_, strategy_ms},
                     outcome.objectives);
   memo_store(index, static_cast<std::uint32_t>(position));
   note_recorded_cost(trace_, position, worst_recorded_);
@@ -273,7 +273,7 @@ void CostFunction::add_resumed(std::size_t index, Status status, std::span<const
   if (index >= space_.size()) throw std::out_of_range("configuration index out of range");
   if (memo_lookup(index) != npos) return;
   const std::size_t position =
-      trace_.append(TraceEntry{static_cast<std::uint32_t>(index), status, true, 0.0, clock_ms_, 0.0}, values);
+      trace_.append(TraceEntry{static_cast<std::uint64_t>(index), status, true, 0.0, clock_ms_, 0.0}, values);
   memo_store(index, static_cast<std::uint32_t>(position));
   note_recorded_cost(trace_, position, worst_recorded_);
   if (options_.resumed_count_toward_budget) ++counted_resumed_;

@@ -292,4 +292,34 @@ TEST(SpaceCommand, HotspotMatchesTheReference) {
   EXPECT_EQ(j.at("valid_configs"), 349853);
 }
 
+// A space too large to list: lazy by default, its groups named; the materialised form is refused with a reason.
+TEST(SpaceCommand, SpaceOfTrillionsIsHeldLazily) {
+  const std::string file = std::string(KTUNE_SHARED_DIR) + "/data/searchspaces/big/gpu_like_14x8.json";
+  const Result run = ktune("space " + quoted(file) + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j.at("form"), "lazy");
+  EXPECT_EQ(j.at("valid_configs"), 335816740864u);  // 319 * 139 * 43 * 43 * 8^4
+  EXPECT_EQ(j.at("group_sizes"), nlohmann::json({319, 139, 43, 43, 8, 8, 8, 8}));
+  EXPECT_LT(j.at("memory_bytes").get<double>(), 1e6);
+  const Result text = ktune("space " + quoted(file));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "form         lazy: the product of 8 groups")) << text.out;
+  const Result listed = ktune("space " + quoted(file) + " --form materialised");
+  EXPECT_EQ(listed.exit_code, 1);
+  EXPECT_TRUE(contains(listed.err, "more than 2^32-2 cannot be listed")) << listed.err;
+  EXPECT_TRUE(contains(listed.err, "8 independent groups")) << listed.err;
+  const Result exported = ktune("space " + quoted(file) + " --export " +
+                                 quoted((ktune::testing::cli_temp_dir() / "all.csv").string()));
+  EXPECT_EQ(exported.exit_code, 2);
+  EXPECT_TRUE(contains(exported.err, "335,816,740,864 valid configurations")) << exported.err;
+  // A small space can be made lazy on request and counts the same.
+  const std::string hotspot = std::string(KTUNE_SHARED_DIR) + "/data/searchspaces/realworld/dedispersion.json";
+  const Result lazy = ktune("space " + quoted(hotspot) + " --form lazy --json");
+  const Result plain = ktune("space " + quoted(hotspot) + " --json");
+  ASSERT_EQ(lazy.exit_code, 0) << lazy.err;
+  EXPECT_EQ(nlohmann::json::parse(lazy.out).at("valid_configs"), nlohmann::json::parse(plain.out).at("valid_configs"));
+  EXPECT_EQ(ktune("space " + quoted(hotspot) + " --form eager").exit_code, 2);
+}
+
 }  // namespace

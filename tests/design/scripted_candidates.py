@@ -65,7 +65,9 @@ CRASH = plugin("crasher", "    cost(0);\n    volatile int* p = nullptr;\n    *p 
 ENDLESS = plugin("endless", "    cost(0);\n    volatile unsigned long spin = 0;\n    for (;;) spin = spin + 1;",
                  "spins forever without evaluating")
 THROWS = plugin("thrower", "    cost(0);\n    throw std::runtime_error(\"candidate gave up\");", "throws an exception")
-HOG = plugin("hog", "    std::vector<std::vector<double>> v;\n    for (;;) v.emplace_back(std::size_t{1} << 24, 1.0);",
+# Reserves 128 MiB blocks until the worker's address-space limit: untouched, so reaching the limit does not depend on
+# how fast the machine maps pages (filling them took 6 s for 2 GiB on one machine, past the 5 s run limit).
+HOG = plugin("hog", "    std::vector<std::vector<double>> v;\n    for (;;) { v.emplace_back(); v.back().reserve(std::size_t{1} << 24); }",
              "allocates without bound")
 NO_CODE = "<think>The user wants code, but I will only describe it.</think>I would use a genetic algorithm with " \
           "tournament selection, but I will not write the code."

@@ -128,6 +128,22 @@ TEST_P(EveryStrategy, SameSeedSameTrace) {
   }
 }
 
+// The lazy form indexes configurations as the materialised form does: every strategy, same seed, same trace.
+TEST_P(EveryStrategy, SameTraceOnTheLazyForm) {
+  static const SearchSpace lazy = [] {
+    BuildOptions options;
+    options.form = SpaceForm::lazy;
+    return SearchSpace::build(constrained_space().problem(), options);
+  }();
+  ASSERT_TRUE(lazy.is_lazy());  // unroll is a group of its own
+  ASSERT_EQ(lazy.size(), constrained_space().size());
+  Budget budget;
+  budget.max_evaluations = 150;
+  const auto a = run(info(), constrained_space(), 3, budget), b = run(info(), lazy, 3, budget);
+  ASSERT_EQ(a.trace.size(), b.trace.size());
+  for (std::size_t i = 0; i < a.trace.size(); ++i) ASSERT_EQ(a.trace[i].index, b.trace[i].index) << i;
+}
+
 TEST_P(EveryStrategy, FindsTheOptimumOfASmallSpaceGivenTheWholeSpaceAsBudget) {
   const auto& space = constrained_space();
   Budget budget;

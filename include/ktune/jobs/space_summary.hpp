@@ -24,6 +24,7 @@ struct SpaceRequest {
   std::optional<std::int64_t> max_threads;       // the implicit block-size limit (default 1024)
   bool implicit_block_constraint = true;
   unsigned threads = 2;  // construction threads, 0: all cores (the space does not depend on it)
+  SpaceForm form = SpaceForm::automatic;
 };
 
 struct BruteForceOutcome {

@@ -185,11 +185,11 @@ class CostFunction {
   std::optional<StopReason> stop_;
   std::optional<std::uint64_t> stage_end_;  // evaluations() at which the current stage ends
   std::unique_ptr<FailureModel> failure_model_;  // avoid_failures
-  std::unordered_map<std::uint32_t, unsigned> deferred_;  // times each was answered without a measurement
+  std::unordered_map<std::uint64_t, unsigned> deferred_;  // times each was answered without a measurement
   std::uint64_t deferrals_ = 0;
   // Memo: dense for spaces up to 2^24 configurations, hashed above.
   std::vector<std::uint32_t> dense_memo_;
-  std::unordered_map<std::uint32_t, std::uint32_t> sparse_memo_;
+  std::unordered_map<std::uint64_t, std::uint32_t> sparse_memo_;
   std::vector<double> costs_buffer_;
   std::deque<std::size_t> pending_;            // asked one at a time and answered with a lie, not yet recorded
   std::unordered_set<std::size_t> announced_;  // the last announcement: answered with measurements

@@ -13,7 +13,7 @@
 namespace ktune {
 
 struct TraceEntry {
-  std::uint32_t index = 0;  // configuration index in the search space
+  std::uint64_t index = 0;  // configuration index in the search space (lazy spaces pass 2^32)
   Status status = Status::ok;
   bool resumed = false;     // taken from an earlier run's cache: not evaluated, not charged, not counted
   double charged_ms = 0;    // what this evaluation added to the tuning clock
