@@ -43,7 +43,7 @@ const char* to_string(SpaceForm form);
 struct BuildOptions {
   unsigned threads = 2;  // construction may split the work over this many threads (0: all cores); the result does not depend on it
   SpaceForm form = SpaceForm::automatic;
-  // Above this many valid configurations the automatic form is lazy: listing them costs more than a bytes each and
+  // Above this many valid configurations the automatic form is lazy: listing them costs tens of bytes each and
   // seconds to build, while the lazy form's queries cost a division per group.
   static constexpr std::uint64_t kLazyAbove = std::uint64_t{1} << 24;
 };

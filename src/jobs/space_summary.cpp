@@ -115,8 +115,8 @@ SpaceSummary::SpaceSummary(SpaceRequest request) : request_(std::move(request)) 
   }
   // A lazy space may be far too large to write out (as to list): the same limit as the materialised form's.
   if (format && space_->size() >= std::numeric_limits<std::uint32_t>::max())
-    refuse_request(fmt::format("--export {}: the space has {} valid configurations, more than 2^32-2 are not written out",
-                               r.export_path, grouped(space_->size())));
+    refuse_request(fmt::format("--export {}: the space has {} valid configurations, more than 2^32-2 are not "
+                               "written out", r.export_path, grouped(space_->size())));
   if (format) {
     try {
       io::write_file_atomically(r.export_path, [&](std::ostream& out) {
@@ -235,7 +235,8 @@ void write_space_summary(std::ostream& out, const SpaceSummary& summary) {
                      report.independent_groups == 1 ? "" : "s");
   if (space.is_lazy())
     out << fmt::format("form         lazy: the product of {} groups of {} valid configurations, not listed ({} held)\n",
-                       report.group_sizes.size(), fmt::join(report.group_sizes, " x "), bytes_text(space.memory_bytes()));
+                       report.group_sizes.size(), fmt::join(report.group_sizes, " x "),
+                       bytes_text(space.memory_bytes()));
   else
     out << fmt::format("form         materialised: every valid configuration listed ({} held)\n",
                        bytes_text(space.memory_bytes()));

@@ -738,8 +738,10 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
     std::uint64_t total = 1;
     bool beyond = false;
     for (const auto& s : solutions) {
-      if (total > (std::numeric_limits<std::uint64_t>::max() >> 1) / std::max<std::uint64_t>(1, s.rows())) beyond = true;
-      else total *= s.rows();
+      if (total > (std::numeric_limits<std::uint64_t>::max() >> 1) / std::max<std::uint64_t>(1, s.rows()))
+        beyond = true;
+      else
+        total *= s.rows();
     }
     if (beyond)
       throw ProblemError("the search space has more than 2^63 valid configurations; it cannot be indexed");
@@ -753,8 +755,8 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       return result;
     }
     if (total >= std::numeric_limits<std::uint32_t>::max())
-      throw ProblemError(fmt::format("the search space has {} valid configurations, more than 2^32-2 cannot be listed in "
-                                     "memory; its {} independent groups can be kept factored (the lazy form)",
+      throw ProblemError(fmt::format("the search space has {} valid configurations, more than 2^32-2 cannot be listed "
+                                     "in memory; its {} independent groups can be kept factored (the lazy form)",
                                      total, comps.size()));
     result.rows.reserve_rows(total);
     // The last component varies fastest: keep a block of its rows at full width, update the block's columns of

@@ -39,7 +39,8 @@ std::size_t method_slot(NeighbourMethod method) {
 
 std::vector<std::size_t> SearchSpace::neighbours(std::span<const std::uint32_t> config, NeighbourMethod method) const {
   const std::size_t slot = method_slot(method);
-  if (product_) return config.size() == num_params() ? product_->neighbours(config, method, true) : std::vector<std::size_t>{};
+  if (product_)
+    return config.size() == num_params() ? product_->neighbours(config, method, true) : std::vector<std::size_t>{};
   if (!index_) return {};  // a moved-from space
   Index::NeighbourCache& cache = index_->cache;
   const std::uint64_t key = query_key(config);
@@ -76,7 +77,8 @@ std::vector<std::size_t> SearchSpace::neighbours(std::size_t index, NeighbourMet
 std::vector<std::size_t> SearchSpace::neighbours_uncached(std::span<const std::uint32_t> config,
                                                           NeighbourMethod method) const {
   method_slot(method);
-  if (product_) return config.size() == num_params() ? product_->neighbours(config, method, false) : std::vector<std::size_t>{};
+  if (product_)
+    return config.size() == num_params() ? product_->neighbours(config, method, false) : std::vector<std::size_t>{};
   if (!index_) return {};
   return index_->compute_neighbours(*this, config, method);
 }

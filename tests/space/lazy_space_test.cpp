@@ -80,7 +80,8 @@ void expect_same_space(const SearchSpace& listed, const SearchSpace& lazy, std::
     // A box around the query, up to 2 indices wide each way.
     Config lo(d), hi(d);
     for (std::size_t p = 0; p < d; ++p) {
-      const std::uint32_t v = std::min<std::uint32_t>(query[p], static_cast<std::uint32_t>(listed.param_values(p).size()));
+      const auto values = static_cast<std::uint32_t>(listed.param_values(p).size());
+      const std::uint32_t v = std::min<std::uint32_t>(query[p], values);
       lo[p] = v - std::min<std::uint32_t>(v, static_cast<std::uint32_t>(rng.below(3)));
       hi[p] = v + static_cast<std::uint32_t>(rng.below(3));
     }
