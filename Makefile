@@ -54,7 +54,7 @@ bench: build
 	PYTHONPATH=$(BUILD)/python KTUNE_SHARED_DIR=$(SHARED) $(PYTHON) python/bench/simulation_overhead.py $(BUILD)/ktune
 
 asan: setup
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKTUNE_WERROR=ON -DKTUNE_SANITIZE=ON -DKTUNE_PCH=OFF
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKTUNE_WERROR=ON -DKTUNE_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 

@@ -160,6 +160,13 @@ std::uint64_t Problem::cartesian_size() const {
   return size;
 }
 
+std::vector<std::string> Problem::parameter_names() const {
+  std::vector<std::string> names;
+  names.reserve(parameters.size());
+  for (const auto& p : parameters) names.push_back(p.name);
+  return names;
+}
+
 std::optional<std::size_t> Problem::parameter_index(std::string_view parameter_name) const {
   for (std::size_t i = 0; i < parameters.size(); ++i)
     if (parameters[i].name == parameter_name) return i;

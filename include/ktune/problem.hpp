@@ -45,6 +45,7 @@ struct Problem {
   // Product of the value-list sizes (saturates at UINT64_MAX).
   std::uint64_t cartesian_size() const;
   std::optional<std::size_t> parameter_index(std::string_view name) const;
+  std::vector<std::string> parameter_names() const;  // in the order of `parameters`
 
   nlohmann::json to_json() const;
   static Problem from_json(const nlohmann::json& j);  // inverse of to_json; throws ProblemError

@@ -61,14 +61,16 @@ const char* to_string(UnaryOp op) {
 namespace {
 
 // Python precedence levels, lowest first.
-enum Prec : int { kTest = 0, kOr, kAnd, kNot, kCompare, kArith, kTerm, kFactor, kPower, kAtom };
+enum Prec : int {
+  kPrecTest = 0, kPrecOr, kPrecAnd, kPrecNot, kPrecCompare, kPrecArith, kPrecTerm, kPrecFactor, kPrecPower, kPrecAtom
+};
 
 int binary_prec(BinaryOp op) {
   switch (op) {
     case BinaryOp::Add:
-    case BinaryOp::Sub: return kArith;
-    case BinaryOp::Pow: return kPower;
-    default: return kTerm;
+    case BinaryOp::Sub: return kPrecArith;
+    case BinaryOp::Pow: return kPrecPower;
+    default: return kPrecTerm;
   }
 }
 
@@ -93,19 +95,19 @@ std::string constant_source(const Value& v) {
 
 int node_prec(const Node& n) {
   switch (n.kind) {
-    case NodeKind::IfExp: return kTest;
-    case NodeKind::BoolOp: return n.bool_op == BoolOpKind::Or ? kOr : kAnd;
-    case NodeKind::Unary: return n.unary_op == UnaryOp::Not ? kNot : kFactor;
-    case NodeKind::Compare: return kCompare;
+    case NodeKind::IfExp: return kPrecTest;
+    case NodeKind::BoolOp: return n.bool_op == BoolOpKind::Or ? kPrecOr : kPrecAnd;
+    case NodeKind::Unary: return n.unary_op == UnaryOp::Not ? kPrecNot : kPrecFactor;
+    case NodeKind::Compare: return kPrecCompare;
     case NodeKind::Binary: return binary_prec(n.binary_op);
     case NodeKind::Constant: {
       // A negative number (e.g. from constant folding) reads back as a unary minus.
       if ((n.value.is_int() && n.value.as_int() < 0) || (n.value.is_float() && std::signbit(n.value.as_float())))
-        return kFactor;
-      if (n.value.is_float() && std::isnan(n.value.as_float())) return kAtom;
-      return kAtom;
+        return kPrecFactor;
+      if (n.value.is_float() && std::isnan(n.value.as_float())) return kPrecAtom;
+      return kPrecAtom;
     }
-    default: return kAtom;
+    default: return kPrecAtom;
   }
 }
 
@@ -115,7 +117,7 @@ std::string join(const std::vector<NodePtr>& children, std::size_t from, std::si
   std::string out;
   for (std::size_t i = from; i < to; ++i) {
     if (i > from) out += ", ";
-    out += unparse_at(*children[i], kTest);
+    out += unparse_at(*children[i], kPrecTest);
   }
   return out;
 }
@@ -126,7 +128,7 @@ std::string unparse_raw(const Node& n) {
     case NodeKind::Name: return n.name;
     case NodeKind::Unary: {
       // -x: operand is a factor; not x: operand is a not_test.
-      const int operand_prec = n.unary_op == UnaryOp::Not ? kNot : kFactor;
+      const int operand_prec = n.unary_op == UnaryOp::Not ? kPrecNot : kPrecFactor;
       std::string operand = unparse_at(*n.children[0], operand_prec);
       // "- -1" rather than "--1" keeps it readable; both parse the same.
       return std::string(to_string(n.unary_op)) + operand;
@@ -135,18 +137,18 @@ std::string unparse_raw(const Node& n) {
       const int p = binary_prec(n.binary_op);
       if (n.binary_op == BinaryOp::Pow) {
         // Right-associative; the left operand must be a primary (so "-2" needs parentheses), the right a factor.
-        return unparse_at(*n.children[0], kAtom) + " ** " + unparse_at(*n.children[1], kFactor);
+        return unparse_at(*n.children[0], kPrecAtom) + " ** " + unparse_at(*n.children[1], kPrecFactor);
       }
       return unparse_at(*n.children[0], p) + " " + to_string(n.binary_op) + " " + unparse_at(*n.children[1], p + 1);
     }
     case NodeKind::Compare: {
-      std::string out = unparse_at(*n.children[0], kArith);
+      std::string out = unparse_at(*n.children[0], kPrecArith);
       for (std::size_t i = 0; i < n.compare_ops.size() && i + 1 < n.children.size(); ++i)
-        out += std::string(" ") + to_string(n.compare_ops[i]) + " " + unparse_at(*n.children[i + 1], kArith);
+        out += std::string(" ") + to_string(n.compare_ops[i]) + " " + unparse_at(*n.children[i + 1], kPrecArith);
       return out;
     }
     case NodeKind::BoolOp: {
-      const int p = n.bool_op == BoolOpKind::Or ? kOr : kAnd;
+      const int p = n.bool_op == BoolOpKind::Or ? kPrecOr : kPrecAnd;
       std::string out;
       for (std::size_t i = 0; i < n.children.size(); ++i) {
         if (i > 0) out += n.bool_op == BoolOpKind::Or ? " or " : " and ";
@@ -155,17 +157,17 @@ std::string unparse_raw(const Node& n) {
       return out;
     }
     case NodeKind::IfExp:
-      return unparse_at(*n.children[0], kOr) + " if " + unparse_at(*n.children[1], kOr) + " else " +
-             unparse_at(*n.children[2], kTest);
+      return unparse_at(*n.children[0], kPrecOr) + " if " + unparse_at(*n.children[1], kPrecOr) + " else " +
+             unparse_at(*n.children[2], kPrecTest);
     case NodeKind::Call: return n.name + "(" + join(n.children, 0, n.children.size()) + ")";
     case NodeKind::List: return "[" + join(n.children, 0, n.children.size()) + "]";
     case NodeKind::Tuple:
-      if (n.children.size() == 1) return "(" + unparse_at(*n.children[0], kTest) + ",)";
+      if (n.children.size() == 1) return "(" + unparse_at(*n.children[0], kPrecTest) + ",)";
       return "(" + join(n.children, 0, n.children.size()) + ")";
     case NodeKind::ListComp: {
-      std::string out = "[" + unparse_at(*n.children[0], kTest) + " for " + n.name + " in " +
-                        unparse_at(*n.children[1], kOr);
-      if (n.children.size() > 2) out += " if " + unparse_at(*n.children[2], kOr);
+      std::string out = "[" + unparse_at(*n.children[0], kPrecTest) + " for " + n.name + " in " +
+                        unparse_at(*n.children[1], kPrecOr);
+      if (n.children.size() > 2) out += " if " + unparse_at(*n.children[2], kPrecOr);
       return out + "]";
     }
   }
@@ -181,6 +183,6 @@ std::string unparse_at(const Node& n, int min_prec) {
 
 }  // namespace
 
-std::string unparse(const Node& node) { return unparse_at(node, kTest); }
+std::string unparse(const Node& node) { return unparse_at(node, kPrecTest); }
 
 }  // namespace ktune::expr

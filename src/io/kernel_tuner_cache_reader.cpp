@@ -14,12 +14,11 @@
 #include "io/lenient_json.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
+#include "nan_constant.hpp"
 
 namespace ktune::io {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string entry_path(std::string_view key) { return fmt::format("cache[\"{}\"]", key); }
 

@@ -123,12 +123,6 @@ std::string entry_text(const Problem& problem, const EvaluationRecord& record) {
   return out;
 }
 
-std::string names_of(const Problem& problem) {
-  std::string names;
-  for (const Parameter& p : problem.parameters) names += (names.empty() ? "" : ", ") + p.name;
-  return "[" + names + "]";
-}
-
 bool is_gzip_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return false;
@@ -182,8 +176,9 @@ void check_same_origin(const std::string& path, const ResultsFile& old, const Ca
   for (std::size_t p = 0; same_names && p < params.size(); ++p) same_names = old.problem.parameters[p].name == params[p].name;
   if (!same_names)
     throw InputError(path, "tune_params_keys",
-                     fmt::format("the file has the parameters {}, this run has {} (Kernel Tuner requires the same "
-                                 "names in the same order)", names_of(old.problem), names_of(header.problem)));
+                     fmt::format("the file has the parameters [{}], this run has [{}] (Kernel Tuner requires the same "
+                                 "names in the same order)", fmt::join(old.problem.parameter_names(), ", "),
+                                 fmt::join(header.problem.parameter_names(), ", ")));
   if (options.reuse_other_origin) return;
   const std::string advice = "; give another cache file, or reuse its results anyway with --reuse-cache";
   if (!old.device_name.empty() && !header.device_name.empty() && old.device_name != header.device_name)

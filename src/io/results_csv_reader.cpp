@@ -13,12 +13,12 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/results_csv.hpp"
+#include "nan_constant.hpp"
 
 namespace ktune::io {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr const char* kStepColumns[] = {"compile_ms", "benchmark_ms", "verification_ms", "framework_ms", "strategy_ms"};
 // The columns write_results_csv writes besides the parameters and measurements.
 constexpr std::string_view kFixedColumns[] = {"status",          "compile_ms",   "benchmark_ms",

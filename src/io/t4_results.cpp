@@ -16,12 +16,11 @@
 #include "ktune/io/json_file.hpp"
 #include "ktune/io/json_value.hpp"
 #include "ktune/io/t4_results.hpp"
+#include "nan_constant.hpp"
 
 namespace ktune::io {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // metadata.timeunit -> milliseconds, as the methodology reads T4 (default seconds). Division for the units below a
 // millisecond, so that e.g. 1500 us is exactly 1.5 ms.

@@ -24,7 +24,7 @@ namespace {
 
 using runtime::ProblemSize;
 
-struct Objective {
+struct ExportedObjective {
   std::string name;
   bool higher_is_better = false;
 };
@@ -44,7 +44,7 @@ struct SourceGroup {
   std::string kernel, device;
   ProblemSize size;
   std::vector<std::string> parameters;
-  Objective objective;
+  ExportedObjective objective;
   std::vector<Candidate> candidates;
   std::vector<Provenance> provenances;  // the source's, and per store session its own
   std::size_t evaluations = 0;          // every record, failed ones too
@@ -63,10 +63,10 @@ bool looks_like_kernel_tuner_results(const std::string& path) {
 
 std::string as_text(const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
 
-Objective choose_objective(const std::string& requested, const std::vector<std::string>& offered,
+ExportedObjective choose_objective(const std::string& requested, const std::vector<std::string>& offered,
                            const std::string& where) {
   const std::string text = !requested.empty() ? requested : !offered.empty() ? offered.front() : "time";
-  Objective out{store::objective_name(text), false};
+  ExportedObjective out{store::objective_name(text), false};
   if (text.ends_with(":max") || text.ends_with(":min")) {
     out.higher_is_better = text.ends_with(":max");
     return out;
@@ -122,12 +122,6 @@ void add_records(SourceGroup& group, const std::vector<EvaluationRecord>& record
   }
 }
 
-std::vector<std::string> names_of(const Problem& problem) {
-  std::vector<std::string> names;
-  for (const auto& p : problem.parameters) names.push_back(p.name);
-  return names;
-}
-
 std::string kernel_or(const std::string& carried, const ExportRequest& request, const std::string& where) {
   if (!carried.empty()) return carried;
   if (request.kernel_name.empty())
@@ -150,7 +144,7 @@ void read_store(const std::string& path, const ExportRequest& request, std::vect
     g.kernel = kernel_or(space.origin.kernel_name, request, g.source);
     g.device = device_or(space.origin.device_name, request, g.source);
     g.size = problem_size_of(space.origin.problem_size, request.problem_size, g.source);
-    g.parameters = names_of(space.origin.problem);
+    g.parameters = space.origin.problem.parameter_names();
     g.objective = choose_objective(request.objective, space.origin.objectives, g.source);
     const Provenance base =
         common_provenance(g.source, "ktune results store (" + space.origin.format + ")", space.origin.provenance);
@@ -179,7 +173,7 @@ void read_kernel_tuner_results(const std::string& path, const ExportRequest& req
   } catch (const io::InputError& e) {
     refuse_input(e.what());
   }
-  const Objective objective{file.objective, file.higher_is_better};
+  const ExportedObjective objective{file.objective, file.higher_is_better};
   if (!request.objective.empty() && store::objective_name(request.objective) != objective.name)
     refuse_input(fmt::format("{}: a results file of objective '{}', not '{}'", path, objective.name,
                              store::objective_name(request.objective)));
@@ -228,7 +222,7 @@ void read_results(const std::string& path, const ExportRequest& request, std::ve
   g.kernel = kernel_or(file.kernel_name, request, path);
   g.device = device_or(file.device_name, request, path);
   g.size = problem_size_of(file.problem_size, request.problem_size, path);
-  g.parameters = names_of(file.problem);
+  g.parameters = file.problem.parameter_names();
   g.objective = choose_objective(request.objective, file.objectives, path);
   if (g.objective.name == "time" && file.time_stand_ins > 0)
     refuse_input(

@@ -75,12 +75,6 @@ std::vector<std::string> size_terms(const nlohmann::json& size) {
   return terms;
 }
 
-std::string names_of(const Problem& problem) {
-  std::string names;
-  for (const auto& p : problem.parameters) names += (names.empty() ? "" : ", ") + p.name;
-  return names;
-}
-
 // A run scored against the true front must be a run of the same kernel on the same device and problem size, over
 // the same space: its measurements mean nothing against another's front. Refuses naming both values.
 void check_run_matches(const io::ResultsFile& truth, const std::string& truth_path, const io::ResultsFile& run,
@@ -103,8 +97,8 @@ void check_run_matches(const io::ResultsFile& truth, const std::string& truth_pa
   for (const auto& p : truth.problem.parameters) {
     const auto at = run.problem.parameter_index(p.name);
     if (!at || run.problem.parameters.size() != truth.problem.parameters.size())
-      refuse(fmt::format("its parameters are ({}), those of {} are ({})", names_of(run.problem), truth_path,
-                         names_of(truth.problem)));
+      refuse(fmt::format("its parameters are ({}), those of {} are ({})", fmt::join(run.problem.parameter_names(), ", "), truth_path,
+                         fmt::join(truth.problem.parameter_names(), ", ")));
     column.push_back(*at);
   }
   std::unordered_set<std::string> known;

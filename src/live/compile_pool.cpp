@@ -16,6 +16,7 @@
 #include "cpu_affinity.hpp"
 #include "ktune/tuning/interruption.hpp"
 #include "support/socket_io.hpp"
+#include "live/milliseconds_since.hpp"
 
 using ktune::support::read_all;
 using ktune::support::send_all;
@@ -40,10 +41,6 @@ std::optional<json> read_frame(int fd) {
   json message = json::parse(text, nullptr, false);
   if (message.is_discarded()) return std::nullopt;
   return message;
-}
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
 // The worker: its own backend, one compile at a time, until the socket closes. Never returns.

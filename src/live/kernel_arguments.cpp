@@ -16,12 +16,12 @@
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/rng.hpp"
 #include "problem_size_indexing.hpp"
+#include "live/axis_names.hpp"
 
 namespace ktune::live {
 
 namespace {
 
-constexpr const char* kAxis[3] = {"x", "y", "z"};
 
 // Evaluates a size-like expression. Names: the constants, problem_size_x/y/z and ProblemSize (once known), and
 // each parameter as the list of its values (Kernel Tuner evaluates T1 sizes over tune_params, so
@@ -33,7 +33,7 @@ class SizeEvaluator {
   }
 
   void set_problem_size(const std::array<std::int64_t, 3>& size) {
-    for (int d = 0; d < 3; ++d) problem_names_[fmt::format("problem_size_{}", kAxis[d])] = Value(size[d]);
+    for (int d = 0; d < 3; ++d) problem_names_[fmt::format("problem_size_{}", kAxisNames[d])] = Value(size[d]);
     problem_names_["ProblemSize"] = Value(Value::List{Value(size[0]), Value(size[1]), Value(size[2])});
   }
 

@@ -9,15 +9,12 @@
 #include <fmt/format.h>
 
 #include "unroll_pragmas.hpp"
+#include "live/milliseconds_since.hpp"
 
 namespace ktune::live::detail {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 // Both ends are the same binary on the same machine (a fork), so host byte order and sizes are fine.
 class Writer {
  public:

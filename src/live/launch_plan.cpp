@@ -11,12 +11,12 @@
 #include "ktune/expr/parser.hpp"
 #include "ktune/live/launch_planner.hpp"
 #include "problem_size_indexing.hpp"
+#include "live/axis_names.hpp"
 
 namespace ktune::live {
 
 namespace {
 
-constexpr const char* kAxis[3] = {"x", "y", "z"};
 const std::array<std::string, 3> kDefaultBlockNames{"block_size_x", "block_size_y", "block_size_z"};
 
 bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -129,13 +129,13 @@ LaunchPlanner::LaunchPlanner(const KernelSpecification& spec, const Problem& pro
     // when that block size is not a parameter (the block then has its default size, the grid the problem size).
     if (spec.grid_div[d].size() == 1 && spec.grid_div[d][0] == kDefaultBlockNames[d]) {
       if (block_parameter_[d] >= 0 || problem.constants.count(block_names_[d]))
-        grid_div_[d].push_back(compile(fmt::format("grid_div_{}[0]", kAxis[d]), block_names_[d], num_parameters_));
+        grid_div_[d].push_back(compile(fmt::format("grid_div_{}[0]", kAxisNames[d]), block_names_[d], num_parameters_));
       continue;
     }
     for (std::size_t i = 0; i < spec.grid_div[d].size(); ++i)
-      grid_div_[d].push_back(compile(fmt::format("grid_div_{}[{}]", kAxis[d], i), spec.grid_div[d][i], num_parameters_));
+      grid_div_[d].push_back(compile(fmt::format("grid_div_{}[{}]", kAxisNames[d], i), spec.grid_div[d][i], num_parameters_));
   }
-  for (int d = 0; d < 3; ++d) problem_slot_[d] = add_slot(fmt::format("problem_size_{}", kAxis[d]), int_type);
+  for (int d = 0; d < 3; ++d) problem_slot_[d] = add_slot(fmt::format("problem_size_{}", kAxisNames[d]), int_type);
   problem_list_slot_ = add_slot("ProblemSize", expr::type_bit(ValueType::List));
   const std::size_t with_problem = slot_names_.size();
 
@@ -153,7 +153,7 @@ LaunchPlanner::LaunchPlanner(const KernelSpecification& spec, const Problem& pro
   // Group 3: extra defines see everything, including the block and grid sizes.
   for (int d = 0; d < 3; ++d) {
     block_slot_[d] = add_slot(block_names_[d], int_type);
-    grid_slot_[d] = add_slot(fmt::format("grid_size_{}", kAxis[d]), int_type);
+    grid_slot_[d] = add_slot(fmt::format("grid_size_{}", kAxisNames[d]), int_type);
   }
   for (const auto& [name, expression] : spec.extra_defines)
     extra_defines_.emplace_back(name, compile(fmt::format("extra_defines '{}'", name), expression, slot_names_.size()));
@@ -259,8 +259,8 @@ LaunchPlan LaunchPlanner::plan(std::span<const Value> config) const {
       defines.emplace_back(name, std::to_string(value));
     };
     for (int d = 0; d < 3; ++d) define_new(block_names_[d], g.block[d]);
-    for (int d = 0; d < 3; ++d) define_new(fmt::format("grid_size_{}", kAxis[d]), g.grid[d]);
-    for (int d = 0; d < 3; ++d) define_new(fmt::format("problem_size_{}", kAxis[d]), problem[d]);
+    for (int d = 0; d < 3; ++d) define_new(fmt::format("grid_size_{}", kAxisNames[d]), g.grid[d]);
+    for (int d = 0; d < 3; ++d) define_new(fmt::format("problem_size_{}", kAxisNames[d]), problem[d]);
     define_new("kernel_tuner", 1);
   }
   for (const auto& [name, c] : extra_defines_) {

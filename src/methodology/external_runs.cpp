@@ -15,12 +15,11 @@
 #include "io/lenient_json.hpp"
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_file.hpp"
+#include "nan_constant.hpp"
 
 namespace ktune::methodology {
 
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // JSON text of an object key for error paths: spaces["A100_convolution_milo"].
 std::string quoted_key(std::string_view key) { return fmt::format("[\"{}\"]", key); }

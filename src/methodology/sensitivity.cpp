@@ -1,4 +1,5 @@
 #include "ktune/methodology/sensitivity.hpp"
+#include "nan_constant.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,8 +12,6 @@
 
 namespace ktune::methodology {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The digamma function for x > 0: the recurrence up to x >= 6, then the asymptotic series (error below 1e-12).
 double digamma(double x) {

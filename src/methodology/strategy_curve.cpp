@@ -9,11 +9,10 @@
 
 #include "ktune/rng.hpp"
 #include "methodology/isotonic.hpp"
+#include "nan_constant.hpp"
 
 namespace ktune::methodology {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 }  // namespace
 

@@ -20,12 +20,12 @@
 
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/output_file.hpp"
+#include "nan_constant.hpp"
 
 namespace ktune::methodology {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // P is unbounded below; a few very negative values would flatten every other curve.
 constexpr double kPerformanceFloor = -2;
 constexpr double kFontSize = 12;

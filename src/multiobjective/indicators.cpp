@@ -8,14 +8,10 @@
 #include <stdexcept>
 
 #include "ktune/multiobjective/pareto.hpp"
+#include "multiobjective/point_array.hpp"
 
 namespace ktune {
 namespace {
-
-void check(std::span<const double> points, std::size_t m) {
-  if (m == 0) throw std::invalid_argument("points need at least one objective");
-  if (points.size() % m != 0) throw std::invalid_argument("the point array is not a whole number of points");
-}
 
 // Area dominated by 2-D points (flat pairs) below ref: sort by the first objective, sweep the second.
 double hv2(std::vector<double>& p, double r0, double r1) {
@@ -99,8 +95,8 @@ double wfg(std::vector<double> p, std::size_t m, const std::vector<double>& ref)
 // Euclidean or, with `plus`, only where a is worse than z.
 double mean_nearest_distance(std::span<const double> approximation, std::span<const double> reference_front,
                              std::size_t m, bool over_reference, bool plus) {
-  check(approximation, m);
-  check(reference_front, m);
+  check_point_array(approximation, m);
+  check_point_array(reference_front, m);
   const std::size_t na = approximation.size() / m, nz = reference_front.size() / m;
   if (na == 0 || nz == 0) return 0.0;
   const std::size_t outer = over_reference ? nz : na, inner = over_reference ? na : nz;
@@ -149,7 +145,7 @@ double igd_plus(std::span<const double> approximation, std::span<const double> r
 }
 
 double hypervolume(std::span<const double> points, std::size_t m, std::span<const double> ref) {
-  check(points, m);
+  check_point_array(points, m);
   if (ref.size() != m) throw std::invalid_argument("the reference point needs one value per objective");
   std::vector<double> inside;
   for (std::size_t i = 0; i < points.size() / m; ++i) {

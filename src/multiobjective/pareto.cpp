@@ -1,4 +1,5 @@
 #include "ktune/multiobjective/pareto.hpp"
+#include "multiobjective/point_array.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -67,11 +68,6 @@ std::vector<std::size_t> lexicographic_order(std::span<const double> points, std
   return indices;
 }
 
-void check(std::span<const double> points, std::size_t m) {
-  if (m == 0) throw std::invalid_argument("points need at least one objective");
-  if (points.size() % m != 0) throw std::invalid_argument("the point array is not a whole number of points");
-}
-
 }  // namespace
 
 bool dominates(std::span<const double> a, std::span<const double> b) {
@@ -85,7 +81,7 @@ bool dominates(std::span<const double> a, std::span<const double> b) {
 
 std::vector<std::vector<std::size_t>> non_dominated_sort(std::span<const double> points, std::size_t m,
                                                          std::size_t stop_after) {
-  check(points, m);
+  check_point_array(points, m);
   const std::size_t n = points.size() / m;
   std::vector<std::size_t> finite, nan;
   for (std::size_t i = 0; i < n; ++i) (has_nan(row(points, m, i)) ? nan : finite).push_back(i);
@@ -124,7 +120,7 @@ std::vector<std::size_t> pareto_front(std::span<const double> points, std::size_
 }
 
 std::vector<double> crowding_distance(std::span<const double> points, std::size_t m) {
-  check(points, m);
+  check_point_array(points, m);
   const std::size_t n = points.size() / m;
   constexpr double inf = std::numeric_limits<double>::infinity();
   if (n <= 2) return std::vector<double>(n, inf);
@@ -148,7 +144,7 @@ std::vector<double> crowding_distance(std::span<const double> points, std::size_
 }
 
 std::vector<double> ideal_point(std::span<const double> points, std::size_t m) {
-  check(points, m);
+  check_point_array(points, m);
   std::vector<double> ideal(m, std::numeric_limits<double>::infinity());
   for (std::size_t i = 0; i < points.size(); ++i) ideal[i % m] = std::min(ideal[i % m], points[i]);
   return ideal;

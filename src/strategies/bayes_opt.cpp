@@ -33,7 +33,7 @@ namespace {
 enum class Acquisition { Ei, Poi, Lcb, LcbSrinivas };
 enum class Method { Single, Multi, MultiAdvanced, MultiFast };
 
-struct Settings {
+struct BayesOptSettings {
   CovarianceKernel kernel = CovarianceKernel::Matern32;
   double lengthscale = 1.5;
   Method method = Method::Multi;
@@ -67,7 +67,7 @@ double normal_pdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * std:
 
 class Search {
  public:
-  Search(const Settings& s, const SearchSpace& space, CostFunction& cost, Rng& rng)
+  Search(const BayesOptSettings& s, const SearchSpace& space, CostFunction& cost, Rng& rng)
       : s_(s),
         space_(space),
         cost_(cost),
@@ -479,7 +479,7 @@ class Search {
     return kept.empty() ? active : kept;
   }
 
-  const Settings& s_;
+  const BayesOptSettings& s_;
   const SearchSpace& space_;
   CostFunction& cost_;
   Rng& rng_;
@@ -513,17 +513,17 @@ class Search {
 
 class BayesOpt final : public Strategy {
  public:
-  explicit BayesOpt(Settings settings) : s_(std::move(settings)) {}
+  explicit BayesOpt(BayesOptSettings settings) : s_(std::move(settings)) {}
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override { Search(s_, space, cost, rng).run(); }
 
  private:
-  Settings s_;
+  BayesOptSettings s_;
 };
 
 [[noreturn]] void bad(const std::string& what) { throw HyperparameterError("strategy 'bayes_opt': " + what); }
 
-Settings settings_from(const Hyperparameters& h) {
-  Settings s;
+BayesOptSettings bayes_opt_settings(const Hyperparameters& h) {
+  BayesOptSettings s;
   const auto& kernel = h.get_string("covariancekernel");
   s.kernel = kernel == "matern52" ? CovarianceKernel::Matern52
              : kernel == "rbf"    ? CovarianceKernel::Rbf
@@ -576,7 +576,7 @@ Settings settings_from(const Hyperparameters& h) {
 std::unique_ptr<Strategy> make_bayes_opt_with_prior(const std::vector<std::pair<std::string, Value>>& hyperparameters,
                                                     Prior prior) {
   const StrategyInfo info = bayes_opt_info();
-  Settings s = settings_from(Hyperparameters::resolve("bayes_opt", info.hyperparameters, hyperparameters));
+  BayesOptSettings s = bayes_opt_settings(Hyperparameters::resolve("bayes_opt", info.hyperparameters, hyperparameters));
   s.prior = std::move(prior);
   return std::make_unique<BayesOpt>(std::move(s));
 }
@@ -619,7 +619,7 @@ StrategyInfo bayes_opt_info() {
             "pool members replaced by fresh random configurations per evaluation (subsampled pool only)"},
            {"transform", T::String, Value(std::string("log")), {}, {}, {"none", "log"},
             "what the GP models: the cost, or its logarithm when every cost is positive (Kernel Tuner: none)"}},
-          [](const Hyperparameters& h) { return std::make_unique<BayesOpt>(settings_from(h)); }};
+          [](const Hyperparameters& h) { return std::make_unique<BayesOpt>(bayes_opt_settings(h)); }};
 }
 
 }  // namespace ktune::strategies

@@ -225,9 +225,9 @@ namespace {
 
 // What NLopt sees: failed and invalid configurations as a large finite value (their +inf / DBL_MAX would turn the
 // models of COBYLA and BOBYQA into NaNs).
-constexpr double kPenalty = 1e30;
+constexpr double kNloptPenalty = 1e30;
 
-struct Objective {
+struct NloptObjective {
   ContinuousView& view;
   CostFunction& cost;
   Rng& rng;
@@ -252,7 +252,7 @@ struct Objective {
     --calls_left;
     idle = cost.evaluations() == evaluations ? idle + 1 : 0;
     evaluations = cost.evaluations();
-    return std::isfinite(c) && c < CostFunction::kInvalidCost ? c : kPenalty;
+    return std::isfinite(c) && c < CostFunction::kInvalidCost ? c : kNloptPenalty;
   }
 
   double operator()(const double* x, double* grad) {
@@ -272,8 +272,8 @@ struct Objective {
 };
 
 double objective_trampoline(unsigned, const double* x, double* grad, void* data) {
-  auto& objective = *static_cast<Objective*>(data);
-  if (objective.error) return kPenalty;
+  auto& objective = *static_cast<NloptObjective*>(data);
+  if (objective.error) return kNloptPenalty;
   try {
     const double f = objective(x, grad);
     // Converged on the grid: its probes only revisit known configurations (free, but they find nothing new).
@@ -283,7 +283,7 @@ double objective_trampoline(unsigned, const double* x, double* grad, void* data)
     // Never unwind through NLopt's C frames: stop it and rethrow after nlopt_optimize returns.
     objective.error = std::current_exception();
     nlopt_force_stop(objective.opt);
-    return kPenalty;
+    return kNloptPenalty;
   }
 }
 
@@ -326,7 +326,7 @@ LocalResult local_minimize(ContinuousView& view, CostFunction& cost, Rng& rng, L
   // Calls in a row without a new evaluation after which the search counts as converged on the grid. PRAXIS probes
   // with tiny steps for a long time before it moves, so it only stops at max_calls.
   const int idle_limit = method == LocalMethod::Powell ? max_calls : static_cast<int>(n) + 4;
-  Objective objective{view, cost, rng, opt.get(), step, max_calls - 1, idle_limit, 0,
+  NloptObjective objective{view, cost, rng, opt.get(), step, max_calls - 1, idle_limit, 0,
                       cost.evaluations(), result.x, result.cost, nullptr, {}};
   nlopt_set_lower_bounds(opt.get(), view.lower().data());
   nlopt_set_upper_bounds(opt.get(), view.upper().data());

@@ -29,7 +29,7 @@ const std::vector<std::string>& method_names() {
 // Kernel Tuner's default maxiter (1e15) never ends a run within any budget: re-seeding on stagnation only.
 constexpr std::int64_t kUnlimitedGenerations = 1'000'000'000;
 
-struct Settings {  // filled from the declared hyperparameters (diff_evo_info)
+struct DiffEvoSettings {  // filled from the declared hyperparameters (diff_evo_info)
   Base base = Base::Best;
   std::size_t differences = 2;  // difference vectors in the mutant
   bool exponential = false;     // crossover: contiguous block (exp) or per dimension (bin)
@@ -42,7 +42,7 @@ struct Settings {  // filled from the declared hyperparameters (diff_evo_info)
 };
 
 // Parses <base><1|2><bin|exp>; the name was checked against method_names() already.
-void parse_method(const std::string& name, Settings& s) {
+void parse_method(const std::string& name, DiffEvoSettings& s) {
   s.exponential = name.ends_with("exp");
   const std::string stem = name.substr(0, name.size() - 3);
   s.differences = stem.back() == '2' ? 2 : 1;
@@ -58,13 +58,13 @@ struct Member {
 };
 
 // Generations in a row without any member improving after which the population is re-seeded.
-constexpr std::size_t kStagnantGenerations = 3;
+constexpr std::size_t kDeStagnantGenerations = 3;
 // Duplicate trial vectors tolerated in a row before a random configuration is used instead (Kernel Tuner's 20).
 constexpr int kDuplicateRetries = 20;
 
 class DifferentialEvolution final : public Strategy {
  public:
-  explicit DifferentialEvolution(Settings s) : s_(s) {}
+  explicit DifferentialEvolution(DiffEvoSettings s) : s_(s) {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     if (space.size() == 0) return;
@@ -103,7 +103,7 @@ class DifferentialEvolution final : public Strategy {
         }
       }
       stagnant = improved ? 0 : stagnant + 1;
-      if (stagnant >= kStagnantGenerations || ++generation >= s_.maxiter) {
+      if (stagnant >= kDeStagnantGenerations || ++generation >= s_.maxiter) {
         // Converged or old: keep the best, start the others afresh where nothing was evaluated yet.
         Member kept = population[best_of(population)];
         population = seed(space, cost, rng, popsize, kept);
@@ -250,7 +250,7 @@ class DifferentialEvolution final : public Strategy {
     return trial;
   }
 
-  Settings s_;
+  DiffEvoSettings s_;
 };
 
 }  // namespace
@@ -275,7 +275,7 @@ StrategyInfo diff_evo_info() {
             "generations of one population before it is re-seeded around the best (also re-seeded on stagnation)"},
            constraint_aware_spec()},
           [](const Hyperparameters& h) {
-            Settings s;
+            DiffEvoSettings s;
             parse_method(h.get_string("method"), s);
             s.popsize = static_cast<std::size_t>(h.get_int("popsize"));
             s.popsize_times_dimensions = h.get_bool("popsize_times_dimensions");

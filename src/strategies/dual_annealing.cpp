@@ -25,8 +25,8 @@ struct AnnealingSettings {
   std::size_t start_sample;
 };
 
-constexpr double kPenalty = 1e30;  // failed and invalid configurations, finite so energy differences stay numbers
-double energy_of(double c) { return std::isfinite(c) && c < CostFunction::kInvalidCost ? c : kPenalty; }
+constexpr double kFailedEnergy = 1e30;  // failed and invalid configurations, finite so energy differences stay numbers
+double energy_of(double c) { return std::isfinite(c) && c < CostFunction::kInvalidCost ? c : kFailedEnergy; }
 
 // The Tsallis visiting distribution of parameter qv (a heavy-tailed step whose scale falls with the temperature).
 class Visiting {

@@ -26,7 +26,7 @@ Crossover parse_crossover(const std::string& name) {
   return Crossover::SinglePoint;
 }
 
-struct Settings {  // filled from the declared hyperparameters (genetic_algorithm_info)
+struct GaSettings {  // filled from the declared hyperparameters (genetic_algorithm_info)
   std::size_t popsize = 26;
   std::size_t maxiter = 90;
   Crossover crossover = Crossover::SinglePoint;
@@ -50,11 +50,11 @@ struct Individual {
 };
 
 // Generations in a row without a new evaluation after which the population counts as converged.
-constexpr std::size_t kStagnantGenerations = 3;
+constexpr std::size_t kGaStagnantGenerations = 3;
 
 class GeneticAlgorithm final : public Strategy {
  public:
-  explicit GeneticAlgorithm(Settings s) : s_(s) {}
+  explicit GeneticAlgorithm(GaSettings s) : s_(s) {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     if (space.size() == 0) return;
@@ -76,7 +76,7 @@ class GeneticAlgorithm final : public Strategy {
         std::stable_sort(population.begin(), population.end(),
                          [](const Individual& a, const Individual& b) { return a.cost < b.cost; });
         stagnant = cost.evaluations() == before ? stagnant + 1 : 0;
-        if (stagnant >= kStagnantGenerations) break;
+        if (stagnant >= kGaStagnantGenerations) break;
         population = next_generation(space, cost, rng, population, popsize);
       }
     }
@@ -265,7 +265,7 @@ class GeneticAlgorithm final : public Strategy {
     return next;
   }
 
-  Settings s_;
+  GaSettings s_;
 };
 
 }  // namespace
@@ -298,7 +298,7 @@ StrategyInfo genetic_algorithm_info() {
             "paper: the constraint-aware paper's Algorithm 3 as published (one mutated parameter per child, random "
             "repair, no elites; unaware, a blind random first population)"}},
           [](const Hyperparameters& h) {
-            Settings s;
+            GaSettings s;
             s.popsize = static_cast<std::size_t>(h.get_int("popsize"));
             s.maxiter = static_cast<std::size_t>(h.get_int("maxiter"));
             s.crossover = parse_crossover(h.get_string("method"));

@@ -10,16 +10,6 @@
 #include "ktune/search_space.hpp"
 
 namespace ktune {
-namespace {
-
-std::vector<std::string> names_of(const Problem& problem) {
-  std::vector<std::string> names;
-  for (const auto& p : problem.parameters) names.push_back(p.name);
-  return names;
-}
-
-}  // namespace
-
 SimulationEvaluator::SimulationEvaluator(const SearchSpace& space, std::shared_ptr<const io::ResultsFile> results,
                                          std::vector<Objective> objectives)
     : space_(space), results_(std::move(results)), objectives_(std::move(objectives)) {
@@ -29,7 +19,7 @@ SimulationEvaluator::SimulationEvaluator(const SearchSpace& space, std::shared_p
   const Problem& recorded = results_->problem;
 
   // Parameters are matched by name; the file may list them in another order.
-  const auto ours = names_of(problem), theirs = names_of(recorded);
+  const auto ours = problem.parameter_names(), theirs = recorded.parameter_names();
   const std::set<std::string> our_set(ours.begin(), ours.end()), their_set(theirs.begin(), theirs.end());
   if (our_set != their_set) {
     std::vector<std::string> missing, extra;

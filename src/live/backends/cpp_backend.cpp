@@ -34,6 +34,7 @@
 #include "live/backends/backend_factories.hpp"
 #include "live/temporary_directory.hpp"
 #include "runtime/host_cpu.hpp"
+#include "live/c_string_literal.hpp"
 
 extern char** environ;
 
@@ -134,16 +135,6 @@ bool is_cplusplus(const KernelSource& source) {
   if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".C" || ext == ".hpp" || ext == ".c++") return true;
   if (ext == ".c") return false;
   return has_cplusplus_syntax(source.code);
-}
-
-// A file name as the inside of a C string literal.
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\\' || c == '"') out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 std::string first_line(const std::string& text) {
@@ -306,7 +297,7 @@ class CppBackend final : public Backend {
       for (const auto& [name, value] : defines) out << "#define " << name << ' ' << value << '\n';
       // Compiler messages then point into the user's file and lines, not into our temporary copy.
       out << "#line 1";
-      if (!source.file.empty()) out << " \"" << escaped(source.file) << '"';
+      if (!source.file.empty()) out << " \"" << c_string_escaped(source.file) << '"';
       out << '\n';
       out << source.code << '\n';
       if (!out) throw std::runtime_error("cpp backend: cannot write " + source_file.string());

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "live/backends/backend_factories.hpp"
+#include "live/c_string_literal.hpp"
 
 namespace ktune::live {
 namespace {
@@ -145,16 +146,6 @@ std::string program_build_log(cl_program program, cl_device_id device) {
   clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
   log.resize(std::strlen(log.c_str()));
   return log;
-}
-
-// A file name as the inside of a C string literal (for #line).
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\\' || c == '"') out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 std::string quoted_list(const std::vector<std::string>& items) {
@@ -294,7 +285,7 @@ class OpenClBackend final : public Backend {
     for (const auto& [name, value] : defines) text += "#define " + name + " " + value + "\n";
     // Build-log line numbers then refer to the user's source, not to our defines.
     text += "#line 1";
-    if (!source.file.empty()) text += " \"" + escaped(source.file) + "\"";
+    if (!source.file.empty()) text += " \"" + c_string_escaped(source.file) + "\"";
     text += "\n" + source.code + "\n";
     const char* code = text.c_str();
     const std::size_t length = text.size();
