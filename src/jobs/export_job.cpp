@@ -64,7 +64,7 @@ bool looks_like_kernel_tuner_results(const std::string& path) {
 std::string as_text(const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
 
 ExportedObjective choose_objective(const std::string& requested, const std::vector<std::string>& offered,
-                           const std::string& where) {
+                                   const std::string& where) {
   const std::string text = !requested.empty() ? requested : !offered.empty() ? offered.front() : "time";
   ExportedObjective out{store::objective_name(text), false};
   if (text.ends_with(":max") || text.ends_with(":min")) {

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ktune/io/derived_measurements.hpp"
 #include "ktune/io/input_error.hpp"
@@ -97,7 +98,8 @@ void check_run_matches(const io::ResultsFile& truth, const std::string& truth_pa
   for (const auto& p : truth.problem.parameters) {
     const auto at = run.problem.parameter_index(p.name);
     if (!at || run.problem.parameters.size() != truth.problem.parameters.size())
-      refuse(fmt::format("its parameters are ({}), those of {} are ({})", fmt::join(run.problem.parameter_names(), ", "), truth_path,
+      refuse(fmt::format("its parameters are ({}), those of {} are ({})",
+                         fmt::join(run.problem.parameter_names(), ", "), truth_path,
                          fmt::join(truth.problem.parameter_names(), ", ")));
     column.push_back(*at);
   }

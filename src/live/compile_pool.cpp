@@ -15,8 +15,8 @@
 
 #include "cpu_affinity.hpp"
 #include "ktune/tuning/interruption.hpp"
+#include "milliseconds_since.hpp"
 #include "support/socket_io.hpp"
-#include "live/milliseconds_since.hpp"
 
 using ktune::support::read_all;
 using ktune::support::send_all;

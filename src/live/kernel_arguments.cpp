@@ -15,8 +15,8 @@
 #include "ktune/live/element_values.hpp"
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/rng.hpp"
+#include "axis_names.hpp"
 #include "problem_size_indexing.hpp"
-#include "live/axis_names.hpp"
 
 namespace ktune::live {
 

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "milliseconds_since.hpp"
 #include "unroll_pragmas.hpp"
-#include "live/milliseconds_since.hpp"
 
 namespace ktune::live::detail {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "ktune/expr/parser.hpp"
 #include "ktune/live/launch_planner.hpp"
+#include "axis_names.hpp"
 #include "problem_size_indexing.hpp"
-#include "live/axis_names.hpp"
 
 namespace ktune::live {
 
@@ -133,7 +133,8 @@ LaunchPlanner::LaunchPlanner(const KernelSpecification& spec, const Problem& pro
       continue;
     }
     for (std::size_t i = 0; i < spec.grid_div[d].size(); ++i)
-      grid_div_[d].push_back(compile(fmt::format("grid_div_{}[{}]", kAxisNames[d], i), spec.grid_div[d][i], num_parameters_));
+      grid_div_[d].push_back(
+          compile(fmt::format("grid_div_{}[{}]", kAxisNames[d], i), spec.grid_div[d][i], num_parameters_));
   }
   for (int d = 0; d < 3; ++d) problem_slot_[d] = add_slot(fmt::format("problem_size_{}", kAxisNames[d]), int_type);
   problem_list_slot_ = add_slot("ProblemSize", expr::type_bit(ValueType::List));

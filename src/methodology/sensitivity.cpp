@@ -1,5 +1,4 @@
 #include "ktune/methodology/sensitivity.hpp"
-#include "nan_constant.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +8,8 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "nan_constant.hpp"
 
 namespace ktune::methodology {
 namespace {

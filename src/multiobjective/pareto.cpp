@@ -1,11 +1,12 @@
 #include "ktune/multiobjective/pareto.hpp"
-#include "multiobjective/point_array.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+
+#include "multiobjective/point_array.hpp"
 
 namespace ktune {
 namespace {

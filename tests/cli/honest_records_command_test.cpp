@@ -11,6 +11,7 @@
 #include "shared_data.hpp"
 
 namespace {
+namespace honest_records_command_test {
 
 using namespace ktune::testing;
 
@@ -161,4 +162,5 @@ TEST(BlockSizeLimit, TuneHasTheFlagsOfEveryVerbThatBuildsASpace) {
   EXPECT_EQ(both.exit_code, 2) << both.err;
 }
 
+}  // namespace honest_records_command_test
 }  // namespace

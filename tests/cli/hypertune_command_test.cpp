@@ -12,6 +12,7 @@
 #include "shared_data.hpp"
 
 namespace {
+namespace hypertune_command_test {
 
 using namespace ktune::testing;
 
@@ -174,4 +175,5 @@ TEST(HypertuneCommand, Errors) {
   EXPECT_TRUE(contains(quirks.err, "declared twice")) << quirks.err;
 }
 
+}  // namespace hypertune_command_test
 }  // namespace

@@ -15,6 +15,7 @@
 #include "spawn_ktune.hpp"
 
 namespace {
+namespace interruption_command_test {
 
 using namespace ktune::testing;
 
@@ -119,4 +120,5 @@ TEST(Interruption, HypertuneKeepsItsScoreCacheAndResumes) {
   EXPECT_EQ(records_in(cache), 8u);
 }
 
+}  // namespace interruption_command_test
 }  // namespace

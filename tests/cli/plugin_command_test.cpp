@@ -14,6 +14,7 @@
 #include "shared_data.hpp"
 
 namespace {
+namespace plugin_command_test {
 
 using namespace ktune::testing;
 
@@ -97,4 +98,5 @@ TEST(PluginCli, WhatIsNotAPluginIsRefusedTheSameWayEverywhere) {
   EXPECT_TRUE(contains(unknown.err, "unknown strategy 'libz.so.1'")) << unknown.err;
 }
 
+}  // namespace plugin_command_test
 }  // namespace

@@ -11,6 +11,7 @@
 #include "temp_files.hpp"
 
 namespace {
+namespace candidate_scorer_test {
 
 using namespace ktune;
 using namespace ktune::design;
@@ -105,4 +106,5 @@ TEST(CandidateScorer, TellsAFileThatIsNoPlugin) {
   EXPECT_NE(s.error.find("not a ktune strategy plug-in"), std::string::npos) << s.error;
 }
 
+}  // namespace candidate_scorer_test
 }  // namespace

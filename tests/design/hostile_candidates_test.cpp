@@ -29,6 +29,7 @@
 #include "temp_files.hpp"
 
 namespace {
+namespace hostile_candidates_test {
 
 using namespace ktune;
 using namespace ktune::design;
@@ -359,4 +360,5 @@ TEST(HostileIsolatedPlugins, WhatCannotBeEndedHasNoEffect) {
   }
 }
 
+}  // namespace hostile_candidates_test
 }  // namespace

@@ -15,6 +15,7 @@
 
 namespace ktune::io {
 namespace {
+namespace cache_writer_test {
 
 using ktune::testing::error_of;
 using ktune::testing::shared_path;
@@ -344,5 +345,6 @@ TEST(CacheWriter, RewritesARealCacheFile) {
   EXPECT_EQ(parse_strict(file_text(path))["cache"].size(), 4092u);
 }
 
+}  // namespace cache_writer_test
 }  // namespace
 }  // namespace ktune::io

@@ -12,6 +12,7 @@
 #include "temp_files.hpp"
 
 namespace {
+namespace pareto_analysis_test {
 
 using namespace ktune;
 using ktune::testing::shared_path;
@@ -122,4 +123,5 @@ TEST(ParetoAnalysis, RefusalsSayWhetherTheRequestOrTheInputIsWrong) {
   EXPECT_STREQ(kind(missing), "input");
 }
 
+}  // namespace pareto_analysis_test
 }  // namespace

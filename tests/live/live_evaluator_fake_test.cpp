@@ -20,6 +20,7 @@
 
 namespace ktune {
 namespace {
+namespace live_evaluator_fake_test {
 
 using live::LiveEvaluator;
 using live::LiveEvaluatorOptions;
@@ -319,5 +320,6 @@ TEST(LiveEvaluatorFake, AWorkerThatCannotBeRestartedCostsOneConfiguration) {
       << message;
 }
 
+}  // namespace live_evaluator_fake_test
 }  // namespace
 }  // namespace ktune

@@ -15,6 +15,7 @@
 
 #include "fake_backend.hpp"
 #include "ktune/jobs/tune_job.hpp"
+#include "sanitizers.hpp"
 #include "temp_files.hpp"
 
 namespace ktune {
@@ -101,6 +102,7 @@ Pick tune_once(std::uint64_t seed, const std::string& iterations, std::size_t co
 
 TEST(NoisyWinner, AdaptiveRepetitionAndConfirmationFindTheTrueBest) {
   if (!testing::cpp_backend_available()) GTEST_SKIP() << "no C compiler";
+  if (testing::kUnderSanitizers) GTEST_SKIP() << "16 live tunes of the next test's kind: a release-build check";
   const char* env = std::getenv("KTUNE_NOISE_RUNS");
   const int runs = env ? std::atoi(env) : 8;
   int fixed_right = 0, confirmed_right = 0;

@@ -14,6 +14,7 @@
 
 namespace ktune::live {
 namespace {
+namespace opencl_backend_test {
 
 using testing::local_argument;
 using testing::read_back;
@@ -283,5 +284,6 @@ TEST_F(OpenClBackendTest, MissingPlatformOrDeviceIsBackendUnavailableListingWhat
   EXPECT_THROW(make_backend("opencl", options), BackendUnavailable);
 }
 
+}  // namespace opencl_backend_test
 }  // namespace
 }  // namespace ktune::live

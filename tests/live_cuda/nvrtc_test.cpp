@@ -11,6 +11,7 @@
 
 namespace ktune::live::cuda {
 namespace {
+namespace nvrtc_test {
 
 const char* const vector_add_code = R"(
 extern "C" __global__ void vector_add(int* c, const int* a, const int* b, int n) {
@@ -195,6 +196,7 @@ TEST(CudaNvrtcOptions, SourceWithDefines) {
   EXPECT_EQ(source_with_defines(source, {}), "int x;\n");
 }
 
+}  // namespace nvrtc_test
 }  // namespace
 }  // namespace ktune::live::cuda
 #endif

@@ -13,6 +13,7 @@
 
 namespace ktune::live {
 namespace {
+namespace t1_kernel_specification_test {
 
 using ktune::testing::error_of;
 using ktune::testing::shared_path;
@@ -323,5 +324,6 @@ TEST(KernelSpecification, ValidateAndLoadSource) {
                   "accuracy 'err': argument 'in' is not an output");
 }
 
+}  // namespace t1_kernel_specification_test
 }  // namespace
 }  // namespace ktune::live

@@ -18,6 +18,7 @@
 
 namespace ktune::methodology {
 namespace {
+namespace svg_report_test {
 
 constexpr std::size_t kPoints = 50;
 const std::string kOdd = "a<b&c";  // a strategy name that needs escaping
@@ -380,5 +381,6 @@ TEST(SvgReport, UnwritableDirectoryOrFile) {
   }
 }
 
+}  // namespace svg_report_test
 }  // namespace
 }  // namespace ktune::methodology

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ktune/methodology/multiobjective_comparison.hpp"
+#include "sanitizers.hpp"
 
 namespace ktune {
 namespace {
@@ -22,6 +23,8 @@ std::string cache_of(const std::string& kernel) {
 }
 
 TEST(MultiObjectiveAcceptance, NsgaBeatsRandomSearchOnTheFiveObjectiveData) {
+  if (testing::kUnderSanitizers)
+    GTEST_SKIP() << "4800 comparisons of nsga2 and nsga3 (nsga_test.cpp runs both under the sanitizers)";
   std::vector<std::string> paths;
   for (const auto& k : kKernels) {
     ASSERT_TRUE(std::filesystem::exists(cache_of(k))) << cache_of(k) << " (scripts/make_multiobjective_data.sh)";

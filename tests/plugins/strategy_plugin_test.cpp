@@ -22,6 +22,7 @@
 #include "../../examples/custom_strategy/steepest_descent.cpp"
 
 namespace {
+namespace strategy_plugin_test {
 
 using namespace ktune;
 namespace fs = std::filesystem;
@@ -145,4 +146,5 @@ TEST(StrategyPlugins, HypertuneTunesAPluginIsolatedOrNot) {
   EXPECT_EQ(scores(true), in_process);
 }
 
+}  // namespace strategy_plugin_test
 }  // namespace

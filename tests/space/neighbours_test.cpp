@@ -13,6 +13,7 @@
 
 namespace ktune {
 namespace {
+namespace neighbours_test {
 
 using testing::filter_product;
 using testing::random_configs;
@@ -286,5 +287,6 @@ TEST(Neighbours, BoxQueryMatchesBruteForce) {
   }
 }
 
+}  // namespace neighbours_test
 }  // namespace
 }  // namespace ktune

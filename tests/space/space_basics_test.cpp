@@ -10,6 +10,7 @@
 
 namespace ktune {
 namespace {
+namespace space_basics_test {
 
 using testing::filter_product;
 using testing::random_configs;
@@ -268,5 +269,6 @@ TEST(SpaceBasics, MemoryPerConfigurationIsCompact) {
   EXPECT_GE(per_config, 6.0 + 8.0);  // at least the matrix (1 byte x 6) and 2 slots of 4 bytes
 }
 
+}  // namespace space_basics_test
 }  // namespace
 }  // namespace ktune

@@ -7,6 +7,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/results_file.hpp"
 #include "ktune/store/store_transfer.hpp"
+#include "sanitizers.hpp"
 #include "temp_files.hpp"
 
 namespace ktune::store {
@@ -47,8 +48,13 @@ void expect_same_file(const io::ResultsFile& copy, const io::ResultsFile& origin
 }
 
 TEST(StoreTransfer, ImportThenExportIsExactForEverySharedFile) {
-  const auto files = every_results_file();
+  auto files = every_results_file();
   ASSERT_GE(files.size(), 30u);
+  if (ktune::testing::kUnderSanitizers) {  // every third file (both formats, every kernel folder) is enough there
+    std::vector<std::string> some;
+    for (std::size_t i = 0; i < files.size(); i += 3) some.push_back(files[i]);
+    files = some;
+  }
   ResultsStore store(fresh_temp_path("every.ktune"));
   for (const auto& file : files) {
     const io::ResultsFile original = io::read_results_file(file);

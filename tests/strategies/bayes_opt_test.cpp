@@ -15,6 +15,7 @@
 
 namespace ktune {
 namespace {
+namespace bayes_opt_test {
 
 using strategies::CovarianceKernel;
 using strategies::GaussianProcess;
@@ -330,5 +331,6 @@ TEST(BayesOpt, TinySpaces) {
   EXPECT_NE(r.stop_reason, StopReason::max_evaluations);
 }
 
+}  // namespace bayes_opt_test
 }  // namespace
 }  // namespace ktune

@@ -15,6 +15,7 @@
 
 namespace ktune {
 namespace {
+namespace continuous_test {
 
 using strategies::ContinuousView;
 using strategies::LocalMethod;
@@ -258,5 +259,6 @@ TEST(ContinuousFamily, FindTheBowlMinimumWithAModestBudget) {
   }
 }
 
+}  // namespace continuous_test
 }  // namespace
 }  // namespace ktune

@@ -14,6 +14,7 @@
 
 namespace ktune {
 namespace {
+namespace every_strategy_test {
 
 using testing::FakeEvaluator;
 
@@ -260,5 +261,6 @@ TEST(UserStrategy, RegisteredAtRunTimeAndRunLikeOurs) {
   EXPECT_EQ(result.stop_reason, StopReason::max_evaluations);
 }
 
+}  // namespace every_strategy_test
 }  // namespace
 }  // namespace ktune

@@ -16,6 +16,7 @@
 
 namespace ktune {
 namespace {
+namespace evolutionary_test {
 
 using testing::FakeEvaluator;
 using testing::open_space;
@@ -315,5 +316,6 @@ TEST(Evolutionary, TinySpacesEndWhenEveryConfigurationIsEvaluated) {
   }
 }
 
+}  // namespace evolutionary_test
 }  // namespace
 }  // namespace ktune

@@ -15,6 +15,7 @@
 
 namespace ktune {
 namespace {
+namespace generated_test {
 
 using testing::FakeEvaluator;
 
@@ -226,5 +227,6 @@ TEST(GeneratedStrategies, EnsemblesEvaluateTheWholeSpaceWhenAllowed) {
   }
 }
 
+}  // namespace generated_test
 }  // namespace
 }  // namespace ktune

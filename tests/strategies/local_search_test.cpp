@@ -15,6 +15,7 @@
 
 namespace ktune {
 namespace {
+namespace local_search_test {
 
 using testing::FakeEvaluator;
 using testing::open_space;
@@ -268,5 +269,6 @@ TEST(LocalSearch, EvaluatesEveryConfigurationOfATinySpaceThenReturns) {
   }
 }
 
+}  // namespace local_search_test
 }  // namespace
 }  // namespace ktune

@@ -22,6 +22,7 @@
 
 namespace ktune {
 namespace {
+namespace transfer_search_test {
 
 Problem problem(std::vector<Value> bx = {1, 2, 4, 8, 16, 32, 64}) {
   return ProblemBuilder("k")
@@ -263,5 +264,6 @@ TEST(TransferSearch, SettingsAreParsedWithClearErrors) {
   }
 }
 
+}  // namespace transfer_search_test
 }  // namespace
 }  // namespace ktune

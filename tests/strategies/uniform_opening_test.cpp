@@ -20,6 +20,7 @@
 
 namespace ktune {
 namespace {
+namespace uniform_opening_test {
 
 // The shuffle written out plainly: draw j in [drawn, n), take what sits at j, move what sat at `drawn` there.
 std::vector<std::size_t> reference_shuffle(std::size_t n, std::size_t draws, Rng rng) {
@@ -118,5 +119,6 @@ INSTANTIATE_TEST_SUITE_P(Strategies, UniformOpening,
                                            "minimize", "dual_annealing", "hybrid_vndx", "adaptive_tabu_greywolf",
                                            "auc_bandit", "round_robin", "bayes_opt"));
 
+}  // namespace uniform_opening_test
 }  // namespace
 }  // namespace ktune

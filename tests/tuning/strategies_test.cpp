@@ -11,6 +11,7 @@
 
 namespace ktune {
 namespace {
+namespace strategies_test {
 
 using testing::FakeEvaluator;
 
@@ -195,5 +196,6 @@ TEST(Tune, BudgetEndStopsAnyStrategyAtOnce) {
   EXPECT_LT(result.clock_ms - result.trace[result.trace.size() - 1].charged_ms, 10.0);
 }
 
+}  // namespace strategies_test
 }  // namespace
 }  // namespace ktune

@@ -32,9 +32,9 @@
 #include <thread>
 
 #include "live/backends/backend_factories.hpp"
+#include "live/c_string_literal.hpp"
 #include "live/temporary_directory.hpp"
 #include "runtime/host_cpu.hpp"
-#include "live/c_string_literal.hpp"
 
 extern char** environ;
 
