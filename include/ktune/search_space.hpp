@@ -96,6 +96,9 @@ class SearchSpace {
     return product_ ? lazy_value_index(config, param) : matrix_.get(config, param);
   }
   Config config_at(std::size_t index) const;
+  // The listed configurations' value indices, row i for configuration i (nullptr when lazy): for loops over many
+  // configurations that would otherwise call value_index per parameter.
+  const IndexMatrix* listed() const { return product_ ? nullptr : &matrix_; }
   std::vector<Value> values_at(std::size_t index) const;
   std::vector<Value> values_of(const Config& config) const;
   // Value indices of a value tuple (Python equality: 1 == 1.0); nullopt if some value is not in its list.

@@ -240,24 +240,31 @@ class Search {
     }
   }
 
-  // The GP is full: keep the best half of the observations and the most recent quarter.
+  // The GP is full: keep the best half of the observations and the most recent quarter. The kept points that lead
+  // the GP's order stay first (their part of the factorisation stays); the others follow best first, so that at the
+  // next refit the points still kept tend to lead again (the worst of the best half are the ones displaced).
   void refit_on_a_subset() {
-    std::vector<std::size_t> by_value = members_;
-    std::stable_sort(by_value.begin(), by_value.end(), [&](std::size_t a, std::size_t b) { return value(a) < value(b); });
-    std::vector<char> keep(raw_.size(), 0);
+    std::vector<std::size_t> by_value(members_.size());  // positions in the GP, best first
+    std::iota(by_value.begin(), by_value.end(), std::size_t{0});
+    std::stable_sort(by_value.begin(), by_value.end(),
+                     [&](std::size_t a, std::size_t b) { return value(members_[a]) < value(members_[b]); });
+    std::vector<char> keep(members_.size(), 0);
     const std::size_t cap = gp_.max_points();
     for (std::size_t i = 0; i < cap / 2; ++i) keep[by_value[i]] = 1;
     std::size_t kept = cap / 2;
-    for (auto it = members_.rbegin(); it != members_.rend() && kept < cap * 3 / 4; ++it)
-      if (!keep[*it]) keep[*it] = 1, ++kept;
+    std::vector<std::size_t> recent_first = by_value;  // observations are numbered in the order made
+    std::sort(recent_first.begin(), recent_first.end(),
+              [&](std::size_t a, std::size_t b) { return members_[a] > members_[b]; });
+    for (std::size_t position : recent_first)
+      if (kept < cap * 3 / 4 && !keep[position]) keep[position] = 1, ++kept;
+    std::vector<std::size_t> positions;
+    while (positions.size() < members_.size() && keep[positions.size()]) positions.push_back(positions.size());
+    const std::size_t leading = positions.size();
+    for (std::size_t position : by_value)
+      if (keep[position] && position >= leading) positions.push_back(position);
+    gp_.keep_points(positions);
     std::vector<std::size_t> members;
-    gp_.clear_points();
-    for (std::size_t m : members_)
-      if (keep[m]) {
-        input(observed_[m], x_);
-        gp_.add_point(x_);
-        members.push_back(m);
-      }
+    for (std::size_t position : positions) members.push_back(members_[position]);
     members_ = std::move(members);
   }
 

@@ -66,8 +66,11 @@ class ContinuousView {
   UnevaluatedSampler starts_;  // aware restart points
   struct RepairCandidates {
     Config config;                     // the invalid configuration
-    std::vector<std::size_t> indices;  // its neighbours by the first non-empty method
-    std::vector<double> points;        // their continuous points, row by row
+    std::vector<std::size_t> indices;     // its neighbours by the first non-empty method, fewest changes first
+    std::vector<std::uint8_t> rows;       // their value indices, row j for indices[j], `width` bytes each
+    std::vector<std::uint32_t> original;  // j -> position in the neighbours' own order
+    std::vector<std::size_t> first_with;  // h -> the first j changing h parameters or more (d + 2 entries)
+    unsigned width;
   };
   const RepairCandidates& candidates(std::span<const std::uint32_t> config);
   std::optional<std::size_t> repair(std::span<const std::uint32_t> config, Rng& rng);
@@ -78,7 +81,14 @@ class ContinuousView {
   static constexpr std::size_t kGroupwiseAbove = std::size_t{1} << 14;
   std::optional<std::optional<std::size_t>> repair_groupwise(std::span<const std::uint32_t> config, Rng& rng);
 
+  template <class T>
+  void closest_rows(const RepairCandidates& c, bool tabulated);
+
   std::vector<double> full_;         // scratch: the full continuous point
+  std::vector<double> table_;        // scratch: repair()'s squared distances per parameter value
+  std::vector<std::size_t> table_offset_;
+  std::vector<double> scratch_bound_, scratch_increase_;
+  std::vector<std::uint32_t> changed_;  // scratch of candidates()
   std::vector<std::size_t> ties_;    // scratch: equally close repair candidates
   std::unordered_map<std::uint64_t, RepairCandidates> repairs_;  // by a hash of the invalid configuration
   std::size_t repairs_stored_ = 0;

@@ -1,9 +1,15 @@
 #pragma once
 // A Gaussian process with a fixed, unit-amplitude stationary kernel for Bayesian optimisation over a finite set of
-// candidate points. It keeps the Cholesky factor L of the training covariance and, for every tracked candidate c,
-// v_c = L^-1 k(X, c) and |v_c|^2; adding a training point then costs O(n^2 + C n) and a prediction for all C
-// candidates O(n^2 + C n) instead of the O(C n^2) of a fresh solve.
+// candidate points. It keeps the Cholesky factor L of the training covariance, the kernel values k(c, x) of every
+// tracked candidate c and training point x, and v_c = L^-1 k(X, c) with |v_c|^2.
+//
+// Updates are deferred to the next prediction: add_point extends L and the kernel values at once (O(n^2 + C)), but
+// the new columns of V for all candidates, and the rows of candidates added since, are computed in predict() as one
+// block (a matrix product and a triangular solve) instead of one matrix-vector product per point and one triangular
+// solve per candidate. A prediction after k new points and f new candidates costs O(C n k + f n^2 + C n); keep_points
+// refits on a subset with no new kernel evaluation and keeps V's columns of the points that stay first.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -33,6 +39,10 @@ class GaussianProcess {
   void add_point(std::span<const double> x);
   // Forgets every training point (candidates stay tracked, with the prior).
   void clear_points();
+  // Keeps only the training points at these positions (in the order added), in the order given: the same posterior
+  // as clear_points() and add_point() of each, without evaluating the kernel again. Listing first, in their present
+  // order, the points that were first already keeps their part of the factorisation.
+  void keep_points(std::span<const std::size_t> positions);
 
   // Tracks a candidate (candidates() < max_candidates()); returns its slot.
   std::size_t add_candidate(std::span<const double> x);
@@ -41,16 +51,22 @@ class GaussianProcess {
 
   // Posterior mean and standard deviation of every tracked candidate, given the training targets y (one per point,
   // in the order added; standardised by the caller: the prior has mean 0 and variance 1).
-  void predict(std::span<const double> y, std::vector<double>& mean, std::vector<double>& sd) const;
+  void predict(std::span<const double> y, std::vector<double>& mean, std::vector<double>& sd);
 
  private:
+  // Brings V and |v|^2 up to date for every candidate (the deferred work of add_point and add_candidate).
+  void update_candidates();
+  void kernel_column(std::size_t point);  // k(c, x_point) for every tracked candidate
+
   CovarianceKernel kernel_;
   double inv_lengthscale_, noise_;
   std::size_t dims_, max_points_, max_candidates_;
   std::size_t n_ = 0, c_ = 0;
-  std::vector<double> x_;   // training inputs, row-major n x dims
-  std::vector<double> cx_;  // candidate inputs, row-major C x dims
-  struct Factors;           // the Eigen matrices, kept out of this header (Eigen is private to the library)
+  std::size_t done_ = 0;           // V's columns [0, done_) are up to date for every candidate not marked fresh
+  std::vector<double> x_;          // training inputs, row-major n x dims
+  std::vector<double> cx_;         // candidate inputs, row-major C x dims
+  std::vector<std::uint8_t> fresh_;  // per slot: added since the last update, its row of V not yet computed
+  struct Factors;                  // the Eigen matrices, kept out of this header (Eigen is private to the library)
   std::unique_ptr<Factors> f_;
 };
 

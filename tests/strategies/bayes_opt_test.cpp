@@ -100,8 +100,8 @@ TEST(GaussianProcess, IncrementalPosteriorEqualsAFreshSolveForEveryKernel) {
   }
 }
 
-// A random mix of every operation (candidates added and removed, points added, refits after clear_points), checked
-// against a fresh solve at every prediction.
+// A random mix of every operation (candidates added and removed, points added, refits after clear_points, subsets
+// kept in a new order), checked against a fresh solve at every prediction.
 TEST(GaussianProcess, EveryMixOfOperationsEqualsAFreshSolve) {
   Rng rng(11);
   const std::size_t d = 4;
@@ -110,8 +110,8 @@ TEST(GaussianProcess, EveryMixOfOperationsEqualsAFreshSolve) {
   std::vector<std::vector<double>> xs, cs;
   std::vector<double> y;
   const auto target = [](const std::vector<double>& x) { return std::cos(4 * x[0]) + x[1] * x[2]; };
-  int predictions = 0, refits = 0;
-  for (int step = 0; step < 600; ++step) {
+  int predictions = 0, refits = 0, kept_subsets = 0;
+  for (int step = 0; step < 900; ++step) {
     const auto op = rng.below(10);
     if (op < 3 && cs.size() < gp.max_candidates()) {
       cs.push_back(point(rng, d));
@@ -133,6 +133,23 @@ TEST(GaussianProcess, EveryMixOfOperationsEqualsAFreshSolve) {
       gp.clear_points();
       for (const auto& x : xs) y.push_back(target(x)), gp.add_point(x);
       ++refits;
+    } else if (op == 8 && rng.below(3) == 0 && xs.size() > 2) {
+      // keep_points: a leading run of points stays, then a random subset of the rest in a random order.
+      std::vector<std::size_t> positions;
+      const std::size_t leading = static_cast<std::size_t>(rng.below(xs.size()));
+      for (std::size_t i = 0; i < leading; ++i) positions.push_back(i);
+      std::vector<std::size_t> rest;
+      for (std::size_t i = leading; i < xs.size(); ++i)
+        if (rng.below(3) != 0) rest.push_back(i);
+      for (std::size_t i = rest.size(); i > 1; --i) std::swap(rest[i - 1], rest[static_cast<std::size_t>(rng.below(i))]);
+      positions.insert(positions.end(), rest.begin(), rest.end());
+      std::vector<std::vector<double>> kept;
+      for (std::size_t p : positions) kept.push_back(xs[p]);
+      xs = kept;
+      y.clear();
+      for (const auto& x : xs) y.push_back(target(x));
+      gp.keep_points(positions);
+      ++kept_subsets;
     } else {
       ASSERT_EQ(gp.candidates(), cs.size());
       ASSERT_EQ(gp.points(), xs.size());
@@ -148,6 +165,9 @@ TEST(GaussianProcess, EveryMixOfOperationsEqualsAFreshSolve) {
   }
   EXPECT_GT(predictions, 50);
   EXPECT_GT(refits, 3);
+  EXPECT_GT(kept_subsets, 3);
+  const std::size_t repeated[] = {0, 0};
+  EXPECT_THROW(gp.keep_points(repeated), std::logic_error);
 }
 
 TEST(GaussianProcess, InterpolatesItsPointsAndFallsBackToThePriorFarAway) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "fake_evaluator.hpp"
 #include "ktune/problem.hpp"
@@ -130,6 +131,54 @@ TEST(ContinuousView, AwareRepairsAnInvalidSnapToTheClosestValidNeighbour) {
   double best = 1e300;
   for (std::size_t i : candidates) best = std::min(best, distance(i));
   EXPECT_NEAR(distance(*evaluated), best, 1e-12);
+}
+
+// The repair against a plain scan of every candidate, on grid points and halfway points (where many candidates tie)
+// and random points:
+// the same configuration, tie draws included (the view sorts and bounds its scan; the result must not change).
+TEST(ContinuousView, RepairEqualsAPlainScanOfEveryCandidateTiesIncluded) {
+  ContinuousView view(space(), true);
+  ASSERT_EQ(view.dims(), space().num_params());
+  const double eps = space().epsilon();
+  Rng points(5);
+  int repaired = 0, tied = 0;
+  for (int t = 0; t < 3000; ++t) {
+    std::vector<double> x(view.dims());
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      const double u = strategies::uniform(points, view.lower()[k], view.upper()[k]);
+      // Points on the grid and halfway between grid values too, where candidates changing different numbers of
+      // parameters tie.
+      x[k] = t % 3 == 0 ? u : t % 3 == 1 ? std::round(u / eps) * eps : std::round(2 * u / eps) * eps / 2;
+    }
+    const Config config = space().from_continuous(x);
+    if (space().is_valid(config)) continue;
+    std::vector<std::size_t> candidates;
+    for (auto m : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
+      candidates = space().neighbours(config, m);
+      if (!candidates.empty()) break;
+    }
+    if (candidates.empty()) continue;  // the index-distance fallback (tested below)
+    std::vector<std::size_t> ties;
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t i : candidates) {
+      double dist = 0;
+      for (std::size_t p = 0; p < x.size(); ++p) {
+        const double q = space().value_index(i, p) * eps - x[p];
+        dist += q * q;
+      }
+      if (dist < best) best = dist, ties.assign(1, i);
+      else if (dist == best) ties.push_back(i);
+    }
+    Rng a(static_cast<std::uint64_t>(t)), b(static_cast<std::uint64_t>(t));
+    const std::size_t expected = ties[ties.size() == 1 ? 0 : static_cast<std::size_t>(b.below(ties.size()))];
+    const auto resolved = view.resolve(x, a);
+    ASSERT_TRUE(resolved.index) << t;
+    ASSERT_EQ(*resolved.index, expected) << "point " << t << ", " << ties.size() << " ties";
+    ++repaired;
+    tied += ties.size() > 1;
+  }
+  EXPECT_GT(repaired, 500);
+  EXPECT_GT(tied, 100);
 }
 
 TEST(ContinuousView, AwareFallsBackToIndexDistanceWhenNoNeighbourMethodFindsOne) {
