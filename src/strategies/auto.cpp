@@ -52,7 +52,13 @@ class Auto final : public Strategy {
 
  private:
   std::unique_ptr<Strategy> first_stage() const {
-    if (!s_.prior.empty() && s_.first == "bayes_opt") return make_bayes_opt_with_prior({}, s_.prior);
+    // bayes_opt's pool and training-set cap as when the stages were chosen (issue 35's protocol; bayes_opt's own
+    // defaults are smaller since, for speed).
+    const std::vector<std::pair<std::string, Value>> chosen_with{{"maxcandidates", Value(std::int64_t{2048})},
+                                                                  {"maxobservations", Value(std::int64_t{200})}};
+    if (s_.first == "bayes_opt")
+      return s_.prior.empty() ? make_strategy("bayes_opt", chosen_with)
+                              : make_bayes_opt_with_prior(chosen_with, s_.prior);
     return make_strategy(s_.first);
   }
 

@@ -85,7 +85,8 @@ void cholesky_row(Eigen::MatrixXd& l, const Eigen::MatrixXd& kxx, Eigen::Index i
 void GaussianProcess::add_point(std::span<const double> x) {
   if (x.size() != dims_ || n_ >= max_points_) throw std::logic_error("GaussianProcess::add_point: bad point");
   const auto n = static_cast<Eigen::Index>(n_);
-  for (Eigen::Index i = 0; i < n; ++i) f_->kxx(n, i) = f_->kxx(i, n) = kernel(&x_[static_cast<std::size_t>(i) * dims_], x.data());
+  for (Eigen::Index i = 0; i < n; ++i)
+    f_->kxx(n, i) = f_->kxx(i, n) = kernel(&x_[static_cast<std::size_t>(i) * dims_], x.data());
   f_->kxx(n, n) = 1.0;
   cholesky_row(f_->l, f_->kxx, n, noise_, f_->row);
   x_.insert(x_.end(), x.begin(), x.end());
@@ -154,7 +155,8 @@ void GaussianProcess::remove_candidate(std::size_t slot) {
     const auto s = static_cast<Eigen::Index>(slot), e = static_cast<Eigen::Index>(last);
     const auto n = static_cast<Eigen::Index>(n_);
     f_->kcx.block(s, 0, 1, n) = f_->kcx.block(e, 0, 1, n);
-    if (!fresh_[last]) f_->v.block(s, 0, 1, static_cast<Eigen::Index>(done_)) = f_->v.block(e, 0, 1, static_cast<Eigen::Index>(done_));
+    const auto done = static_cast<Eigen::Index>(done_);
+    if (!fresh_[last]) f_->v.block(s, 0, 1, done) = f_->v.block(e, 0, 1, done);
     f_->squared_norm[s] = f_->squared_norm[e];
     fresh_[slot] = fresh_[last];
     std::copy(cx_.begin() + static_cast<std::ptrdiff_t>(last * dims_),

@@ -141,7 +141,8 @@ TEST(GaussianProcess, EveryMixOfOperationsEqualsAFreshSolve) {
       std::vector<std::size_t> rest;
       for (std::size_t i = leading; i < xs.size(); ++i)
         if (rng.below(3) != 0) rest.push_back(i);
-      for (std::size_t i = rest.size(); i > 1; --i) std::swap(rest[i - 1], rest[static_cast<std::size_t>(rng.below(i))]);
+      for (std::size_t i = rest.size(); i > 1; --i)
+        std::swap(rest[i - 1], rest[static_cast<std::size_t>(rng.below(i))]);
       positions.insert(positions.end(), rest.begin(), rest.end());
       std::vector<std::vector<double>> kept;
       for (std::size_t p : positions) kept.push_back(xs[p]);
