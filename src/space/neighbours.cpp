@@ -42,27 +42,27 @@ std::vector<std::size_t> SearchSpace::neighbours(std::span<const std::uint32_t> 
   if (product_)
     return config.size() == num_params() ? product_->neighbours(config, method, true) : std::vector<std::size_t>{};
   if (!index_) return {};  // a moved-from space
-  Index::NeighbourCache& cache = index_->cache;
   const std::uint64_t key = query_key(config);
+  Index::NeighbourCache::Shard& shard = index_->cache.shard(key);
   {
-    std::lock_guard<std::mutex> lock(cache.mutex);
-    const auto it = cache.maps[slot].find(key);
-    if (it != cache.maps[slot].end() && std::equal(it->second.query.begin(), it->second.query.end(), config.begin(),
+    std::lock_guard<std::mutex> lock(shard.mutex);
+    const auto it = shard.maps[slot].find(key);
+    if (it != shard.maps[slot].end() && std::equal(it->second.query.begin(), it->second.query.end(), config.begin(),
                                                    config.end()))
       return it->second.neighbours;
   }
   // Computed outside the lock: concurrent queries proceed in parallel; a duplicate computation is harmless.
   std::vector<std::size_t> result = index_->compute_neighbours(*this, config, method);
   {
-    std::lock_guard<std::mutex> lock(cache.mutex);
+    std::lock_guard<std::mutex> lock(shard.mutex);
     const std::size_t cost = result.size() + config.size() + 8;
-    if (cache.stored + cost > Index::NeighbourCache::max_stored) {
-      for (auto& m : cache.maps) m.clear();
-      cache.stored = 0;
+    if (shard.stored + cost > Index::NeighbourCache::max_stored / Index::NeighbourCache::kShards) {
+      for (auto& m : shard.maps) m.clear();
+      shard.stored = 0;
     }
     const auto [it, inserted] =
-        cache.maps[slot].try_emplace(key, Index::NeighbourCache::Entry{Config(config.begin(), config.end()), result});
-    if (inserted) cache.stored += cost;
+        shard.maps[slot].try_emplace(key, Index::NeighbourCache::Entry{Config(config.begin(), config.end()), result});
+    if (inserted) shard.stored += cost;
   }
   return result;
 }

@@ -93,18 +93,26 @@ struct SearchSpace::Index {
 
   // --- neighbour cache -----------------------------------------------------------------------------------------
   // Lazily filled neighbour lists, one map per method keyed by a 64-bit hash of the query; an entry keeps its query
-  // so a hash collision is detected (and simply not served). Cleared when it holds more than max_stored indices.
+  // so a hash collision is detected (and simply not served). In shards by hash, each with its own mutex: the threads
+  // of compare and hypertune query it all the time, and one mutex for all cost them more than it saved (two threads
+  // ran a hypertune grid no faster than one). A shard is cleared when it holds more than its share of max_stored.
   struct NeighbourCache {
     struct Entry {
       Config query;
       std::vector<std::size_t> neighbours;
     };
     static constexpr std::size_t max_stored = std::size_t{1} << 23;  // indices (64 MiB)
-    std::mutex mutex;
-    std::array<std::unordered_map<std::uint64_t, Entry>, 5> maps;
-    std::size_t stored = 0;
+    static constexpr std::size_t kShards = 64;
+    struct alignas(64) Shard {
+      std::mutex mutex;
+      std::array<std::unordered_map<std::uint64_t, Entry>, 5> maps;
+      std::size_t stored = 0;
+    };
+    std::array<Shard, kShards> shards;
+    Shard& shard(std::uint64_t key) { return shards[key >> 58]; }  // the top 6 bits
   };
-  mutable NeighbourCache cache;  // guarded by its own mutex
+  static_assert(NeighbourCache::kShards == 64, "shard() takes the top 6 bits of the key");
+  mutable NeighbourCache cache;  // each shard guarded by its own mutex
 
   // Bytes held by the hash index, the trie and the value lookups.
   std::size_t memory_bytes() const;

@@ -69,12 +69,15 @@ std::optional<std::size_t> repair_by_neighbours(const SearchSpace& space, std::s
     double best_distance = std::numeric_limits<double>::infinity();
     const double eps = space.epsilon();
     for (std::size_t index : found) {
-      // The distance in the continuous view (to_continuous: value index times epsilon), without building the point.
+      // The distance in the continuous view (to_continuous: value index times epsilon), without building the point;
+      // terms are non-negative, so a candidate is dropped once its partial sum exceeds the best.
       double d = 0;
-      for (std::size_t p = 0; p < target.size(); ++p) {
+      std::size_t p = 0;
+      for (; p < target.size() && d <= best_distance; ++p) {
         const double x = static_cast<double>(space.value_index(index, p)) * eps;
         d += (x - target[p]) * (x - target[p]);
       }
+      if (p < target.size()) continue;
       if (d < best_distance) {
         best_distance = d;
         best.assign(1, index);
