@@ -4,6 +4,7 @@
 // walk them. Internal to src/space; the public header only holds a pointer to it.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -95,7 +96,8 @@ struct SearchSpace::Index {
   // Lazily filled neighbour lists, one map per method keyed by a 64-bit hash of the query; an entry keeps its query
   // so a hash collision is detected (and simply not served). In shards by hash, each with its own mutex: the threads
   // of compare and hypertune query it all the time, and one mutex for all cost them more than it saved (two threads
-  // ran a hypertune grid no faster than one). A shard is cleared when it holds more than its share of max_stored.
+  // ran a hypertune grid no faster than one). The budget is shared: when an insertion would pass max_stored, the
+  // shard it goes to is cleared (a working set that fits is never cleared, however it spreads over the shards).
   struct NeighbourCache {
     struct Entry {
       Config query;
@@ -109,6 +111,7 @@ struct SearchSpace::Index {
       std::size_t stored = 0;
     };
     std::array<Shard, kShards> shards;
+    std::atomic<std::size_t> stored{0};  // indices held by all shards
     Shard& shard(std::uint64_t key) { return shards[key >> 58]; }  // the top 6 bits
   };
   static_assert(NeighbourCache::kShards == 64, "shard() takes the top 6 bits of the key");

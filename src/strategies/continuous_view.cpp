@@ -61,16 +61,28 @@ double ContinuousView::cost_of(const Resolved& r, CostFunction& cost) {
   return cost(std::span<const std::uint32_t>(r.config));
 }
 
-const ContinuousView::RepairCandidates& ContinuousView::candidates(std::span<const std::uint32_t> config) {
+ContinuousView::RepairCandidates& ContinuousView::candidates(std::span<const std::uint32_t> config) {
   std::uint64_t key = 1469598103934665603ull;  // FNV-1a over the value indices
   for (std::uint32_t v : config) key = (key ^ v) * 1099511628211ull;
   if (const auto it = repairs_.find(key); it != repairs_.end() && std::ranges::equal(it->second.config, config))
     return it->second;
-  RepairCandidates entry{Config(config.begin(), config.end()), {}, {}, {}, {}, 4};
+  RepairCandidates entry{Config(config.begin(), config.end()), {}, {}, {}, {}, 4, false};
   for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
     entry.indices = space_.neighbours(config, method);
     if (!entry.indices.empty()) break;
   }
+  // Bounded memory: forget everything when full (the cache only saves time, never changes a result).
+  constexpr std::size_t kMaxStoredBytes = std::size_t{1} << 24;
+  const std::size_t bytes = entry.indices.size() * sizeof(std::size_t) + config.size() * 4;
+  if (repairs_stored_ + bytes > kMaxStoredBytes) {
+    repairs_.clear();
+    repairs_stored_ = 0;
+  }
+  repairs_stored_ += bytes;
+  return repairs_.insert_or_assign(key, std::move(entry)).first->second;
+}
+
+void ContinuousView::compact(RepairCandidates& entry) {
   // The candidates' value indices side by side, in the space's width where it is listed: a swarm repairs the same
   // configuration again and again, and scanning a compact copy beats gathering rows from all over the space.
   const std::size_t d = full_.size();
@@ -84,7 +96,7 @@ const ContinuousView::RepairCandidates& ContinuousView::candidates(std::span<con
   std::vector<std::uint32_t>& changed = changed_;  // parameters in which candidate j differs from the configuration
   changed.assign(k, 0);
   for (std::size_t j = 0; j < k; ++j)
-    for (std::size_t p = 0; p < d; ++p) changed[j] += value(j, p) != config[p];
+    for (std::size_t p = 0; p < d; ++p) changed[j] += value(j, p) != entry.config[p];
   // Fewest changes first, each group in the neighbours' order (a counting sort): repair() finds a close candidate
   // early and stops where no candidate with more changes can be as close.
   entry.first_with.assign(d + 2, 0);
@@ -109,26 +121,42 @@ const ContinuousView::RepairCandidates& ContinuousView::candidates(std::span<con
     }
   }
   entry.indices = std::move(indices);
-  // Bounded memory: forget everything when full (the cache only saves time, never changes a result).
-  constexpr std::size_t kMaxStoredBytes = std::size_t{1} << 24;
-  const std::size_t bytes = entry.rows.size() + entry.indices.size() * (sizeof(std::size_t) + 4) + config.size() * 4;
-  if (repairs_stored_ + bytes > kMaxStoredBytes) {
-    repairs_.clear();
-    repairs_stored_ = 0;
-  }
-  repairs_stored_ += bytes;
-  return repairs_.insert_or_assign(key, std::move(entry)).first->second;
+  entry.compacted = true;
+  repairs_stored_ += entry.rows.size() + k * sizeof(std::uint32_t);  // counted at the next insertion
 }
 
 std::optional<std::size_t> ContinuousView::repair(std::span<const std::uint32_t> config, Rng& rng) {
   // repair_by_neighbours (strictly adjacent -> adjacent -> Hamming, the closest to the point), with the candidates
-  // and their points cached per invalid configuration: a swarm or local search repairs on almost every request.
-  const RepairCandidates& c = candidates(config);
+  // cached per invalid configuration: a swarm or local search repairs on almost every request.
+  RepairCandidates& c = candidates(config);
   if (c.indices.empty()) return std::nullopt;
   ties_.clear();
+  const std::size_t d = full_.size();
+  if (!c.compacted && !c.repaired_before) {
+    // The first repair of a configuration scans its neighbours where they are (many are repaired only once; the
+    // compact copy pays from the second).
+    c.repaired_before = true;
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < c.indices.size(); ++j) {
+      double dist = 0;
+      std::size_t p = 0;
+      for (; p < d && dist <= best; ++p) {
+        const double q = space_.value_index(c.indices[j], p) * epsilon_ - full_[p];
+        dist += q * q;
+      }
+      if (p < d) continue;
+      if (dist < best) {
+        best = dist;
+        ties_.assign(1, j);
+      } else if (dist == best) {
+        ties_.push_back(j);
+      }
+    }
+    return c.indices[ties_[ties_.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties_.size()))]];
+  }
+  if (!c.compacted) compact(c);
   // Per parameter, each value's squared distance to the point, where that table is small: the same terms, summed
   // in the same order, as computing them candidate by candidate, so the same candidates win.
-  const std::size_t d = full_.size();
   constexpr std::size_t kMaxTable = std::size_t{1} << 16;
   std::size_t total = 0;
   table_offset_.resize(d);

@@ -66,13 +66,18 @@ class ContinuousView {
   UnevaluatedSampler starts_;  // aware restart points
   struct RepairCandidates {
     Config config;                     // the invalid configuration
-    std::vector<std::size_t> indices;     // its neighbours by the first non-empty method, fewest changes first
+    std::vector<std::size_t> indices;     // its neighbours by the first non-empty method (compacted: fewest
+                                          // changes first)
+    // Compacted (from the second repair of the configuration on):
     std::vector<std::uint8_t> rows;       // their value indices, row j for indices[j], `width` bytes each
     std::vector<std::uint32_t> original;  // j -> position in the neighbours' own order
     std::vector<std::size_t> first_with;  // h -> the first j changing h parameters or more (d + 2 entries)
     unsigned width;
+    bool compacted;
+    bool repaired_before = false;
   };
-  const RepairCandidates& candidates(std::span<const std::uint32_t> config);
+  RepairCandidates& candidates(std::span<const std::uint32_t> config);
+  void compact(RepairCandidates& entry);
   std::optional<std::size_t> repair(std::span<const std::uint32_t> config, Rng& rng);
   // On a lazy space whose (strictly-)adjacent box around config holds more than kGroupwiseAbove configurations (up to
   // millions in 14 dimensions), the same repair group by group: the box is the product of the groups' boxes and the

@@ -33,9 +33,11 @@ GaussianProcess::GaussianProcess(CovarianceKernel kernel, double lengthscale, st
   if (!(lengthscale > 0)) throw std::invalid_argument("GaussianProcess: the length scale must be positive");
   const auto p = static_cast<Eigen::Index>(max_points), c = static_cast<Eigen::Index>(max_candidates);
   f_->l = Eigen::MatrixXd::Zero(p, p);
-  f_->kxx.resize(p, p);
-  f_->kcx.resize(c, p);
-  f_->v.resize(c, p);
+  // Zeroed although every entry read is written first, except V's rows of fresh candidates, which the block update
+  // computes along and then replaces: they are never used, but stay defined.
+  f_->kxx = Eigen::MatrixXd::Zero(p, p);
+  f_->kcx = RowMajorMatrix::Zero(c, p);
+  f_->v = RowMajorMatrix::Zero(c, p);
   f_->squared_norm = Eigen::VectorXd::Zero(c);
   f_->row.resize(p);
   x_.reserve(max_points * dims);

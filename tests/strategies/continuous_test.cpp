@@ -174,6 +174,9 @@ TEST(ContinuousView, RepairEqualsAPlainScanOfEveryCandidateTiesIncluded) {
     const auto resolved = view.resolve(x, a);
     ASSERT_TRUE(resolved.index) << t;
     ASSERT_EQ(*resolved.index, expected) << "point " << t << ", " << ties.size() << " ties";
+    // Again: from its second repair on, a configuration's candidates are scanned from their compact copy.
+    Rng again(static_cast<std::uint64_t>(t));
+    ASSERT_EQ(view.resolve(x, again).index, resolved.index) << "point " << t << ", second repair";
     ++repaired;
     tied += ties.size() > 1;
   }
