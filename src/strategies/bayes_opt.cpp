@@ -620,8 +620,8 @@ StrategyInfo bayes_opt_info() {
             "comma-separated acquisition functions of the portfolios"},
            // maxcandidates 1024 and maxobservations 100 (were 2048 and 200): an iteration costs about the pool size
            // times the training set, so a quarter of the work; on the twelve GPU spaces the mean score did not drop
-           // (0.733 -> 0.764 at 25 repeats, seed 0; 0.758 -> 0.767 at 50, seed 1). `auto`'s first stage keeps the
-           // settings it was chosen with (auto.cpp).
+           // (100 repeats: 0.738 -> 0.747 at seed 0, 0.744 -> 0.771 at seed 1; docs/strategies.md). `auto`'s first
+           // stage keeps the settings it was chosen with (auto.cpp).
            {"maxcandidates", T::Int, Value(std::int64_t{1024}), 1.0, {}, {},
             "candidates scored per iteration: all unevaluated configurations up to this many, else a rotating pool"},
            {"maxobservations", T::Int, Value(std::int64_t{100}), 2.0, {}, {},
