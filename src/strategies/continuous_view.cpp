@@ -144,13 +144,7 @@ std::optional<std::size_t> ContinuousView::repair(std::span<const std::uint32_t>
         const double q = space_.value_index(c.indices[j], p) * epsilon_ - full_[p];
         dist += q * q;
       }
-      if (p < d) continue;
-      if (dist < best) {
-        best = dist;
-        ties_.assign(1, j);
-      } else if (dist == best) {
-        ties_.push_back(j);
-      }
+      if (p == d) note_distance(dist, j, best);
     }
     return c.indices[ties_[ties_.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties_.size()))]];
   }
@@ -230,14 +224,17 @@ void ContinuousView::closest_rows(const RepairCandidates& c, bool tabulated) {
         }
         if (dist > best) break;
       }
-      if (p < d) continue;
-      if (dist < best) {
-        best = dist;
-        ties_.assign(1, j);
-      } else if (dist == best) {
-        ties_.push_back(j);
-      }
+      if (p == d) note_distance(dist, j, best);
     }
+  }
+}
+
+void ContinuousView::note_distance(double dist, std::size_t j, double& best) {
+  if (dist < best) {
+    best = dist;
+    ties_.assign(1, j);
+  } else if (dist == best) {
+    ties_.push_back(j);
   }
 }
 
