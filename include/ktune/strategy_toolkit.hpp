@@ -34,6 +34,11 @@ std::optional<std::size_t> repair_by_index_distance(const SearchSpace& space, st
 // no method finds a neighbour.
 std::optional<std::size_t> repair_by_neighbours(const SearchSpace& space, std::span<const std::uint32_t> config,
                                                 std::span<const double> target, Rng& rng);
+// The candidates closest to `target` (one coordinate per parameter) in the continuous view, where configuration i's
+// coordinate of parameter p is value_index(i, p) times epsilon: their positions in `candidates`, in order, into
+// `ties` (cleared first).
+void closest_candidates(const SearchSpace& space, std::span<const std::size_t> candidates,
+                        std::span<const double> target, std::vector<std::size_t>& ties);
 
 // A uniformly random point of the Cartesian product (value indices; valid or not): the classic, constraint-unaware
 // initialisation.

@@ -136,16 +136,7 @@ std::optional<std::size_t> ContinuousView::repair(std::span<const std::uint32_t>
     // The first repair of a configuration scans its neighbours where they are (many are repaired only once; the
     // compact copy pays from the second).
     c.repaired_before = true;
-    double best = std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < c.indices.size(); ++j) {
-      double dist = 0;
-      std::size_t p = 0;
-      for (; p < d && dist <= best; ++p) {
-        const double q = space_.value_index(c.indices[j], p) * epsilon_ - full_[p];
-        dist += q * q;
-      }
-      if (p == d) note_distance(dist, j, best);
-    }
+    closest_candidates(space_, c.indices, full_, ties_);
     return c.indices[ties_[ties_.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties_.size()))]];
   }
   if (!c.compacted) compact(c);
@@ -224,17 +215,14 @@ void ContinuousView::closest_rows(const RepairCandidates& c, bool tabulated) {
         }
         if (dist > best) break;
       }
-      if (p == d) note_distance(dist, j, best);
+      if (p < d) continue;
+      if (dist < best) {
+        best = dist;
+        ties_.assign(1, j);
+      } else if (dist == best) {
+        ties_.push_back(j);
+      }
     }
-  }
-}
-
-void ContinuousView::note_distance(double dist, std::size_t j, double& best) {
-  if (dist < best) {
-    best = dist;
-    ties_.assign(1, j);
-  } else if (dist == best) {
-    ties_.push_back(j);
   }
 }
 

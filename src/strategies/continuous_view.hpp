@@ -88,8 +88,6 @@ class ContinuousView {
 
   template <class T>
   void closest_rows(const RepairCandidates& c, bool tabulated);
-  // Candidate j at squared distance dist: ties_ keeps the positions at the least distance so far (best).
-  void note_distance(double dist, std::size_t j, double& best);
 
   std::vector<double> full_;         // scratch: the full continuous point
   std::vector<double> table_;        // scratch: repair()'s squared distances per parameter value

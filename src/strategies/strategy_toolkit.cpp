@@ -65,29 +65,35 @@ std::optional<std::size_t> repair_by_neighbours(const SearchSpace& space, std::s
   for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
     const auto found = space.neighbours(config, method);
     if (found.empty()) continue;
-    std::vector<std::size_t> best;
-    double best_distance = std::numeric_limits<double>::infinity();
-    const double eps = space.epsilon();
-    for (std::size_t index : found) {
-      // The distance in the continuous view (to_continuous: value index times epsilon), without building the point;
-      // terms are non-negative, so a candidate is dropped once its partial sum exceeds the best.
-      double d = 0;
-      std::size_t p = 0;
-      for (; p < target.size() && d <= best_distance; ++p) {
-        const double x = static_cast<double>(space.value_index(index, p)) * eps;
-        d += (x - target[p]) * (x - target[p]);
-      }
-      if (p < target.size()) continue;
-      if (d < best_distance) {
-        best_distance = d;
-        best.assign(1, index);
-      } else if (d == best_distance) {
-        best.push_back(index);
-      }
-    }
-    return pick(best, rng);
+    std::vector<std::size_t> ties;
+    closest_candidates(space, found, target, ties);
+    return found[ties[ties.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties.size()))]];
   }
   return std::nullopt;
+}
+
+void closest_candidates(const SearchSpace& space, std::span<const std::size_t> candidates,
+                        std::span<const double> target, std::vector<std::size_t>& ties) {
+  ties.clear();
+  double best = std::numeric_limits<double>::infinity();
+  const double eps = space.epsilon();
+  for (std::size_t j = 0; j < candidates.size(); ++j) {
+    // The distance in the continuous view, without building the point; terms are non-negative, so a candidate is
+    // dropped once its partial sum exceeds the best.
+    double d = 0;
+    std::size_t p = 0;
+    for (; p < target.size() && d <= best; ++p) {
+      const double x = static_cast<double>(space.value_index(candidates[j], p)) * eps;
+      d += (x - target[p]) * (x - target[p]);
+    }
+    if (p < target.size()) continue;
+    if (d < best) {
+      best = d;
+      ties.assign(1, j);
+    } else if (d == best) {
+      ties.push_back(j);
+    }
+  }
 }
 
 std::pair<Config, Config> single_point_crossover(const Config& a, const Config& b, Rng& rng) {
