@@ -18,6 +18,13 @@ namespace ktune::strategies {
 
 ContinuousView::ContinuousView(const SearchSpace& space, bool aware)
     : space_(space), aware_(aware), epsilon_(space.epsilon()), full_(space.num_params(), 0.0) {
+  // repair()'s distance table: one entry per value of each parameter (none for very long value lists).
+  std::size_t values = 0;
+  for (std::size_t p = 0; p < space.num_params(); ++p) {
+    table_offset_.push_back(values);
+    values += space.param_values(p).size();
+  }
+  if (values <= kMaxTable) table_.resize(values);
   for (std::size_t p = 0; p < space.num_params(); ++p) {
     // Aware: the true bounds, so no coordinate wanders where no valid configuration lives.
     const double lo = aware ? space.lower_bound(p) * epsilon_ : 0.0;
@@ -142,16 +149,8 @@ std::optional<std::size_t> ContinuousView::repair(std::span<const std::uint32_t>
   if (!c.compacted) compact(c);
   // Per parameter, each value's squared distance to the point, where that table is small: the same terms, summed
   // in the same order, as computing them candidate by candidate, so the same candidates win.
-  constexpr std::size_t kMaxTable = std::size_t{1} << 16;
-  std::size_t total = 0;
-  table_offset_.resize(d);
-  for (std::size_t p = 0; p < d; ++p) {
-    table_offset_[p] = total;
-    total += space_.param_values(p).size();
-  }
-  const bool tabulate = total <= kMaxTable && total <= 4 * c.indices.size() * d;  // else the table costs more
+  const bool tabulate = !table_.empty() && table_.size() <= 4 * c.indices.size() * d;  // else the table costs more
   if (tabulate) {
-    table_.resize(total);
     for (std::size_t p = 0; p < d; ++p)
       for (std::size_t v = 0; v < space_.param_values(p).size(); ++v) {
         const double q = static_cast<std::uint32_t>(v) * epsilon_ - full_[p];

@@ -90,8 +90,9 @@ class ContinuousView {
   void closest_rows(const RepairCandidates& c, bool tabulated);
 
   std::vector<double> full_;         // scratch: the full continuous point
-  std::vector<double> table_;        // scratch: repair()'s squared distances per parameter value
-  std::vector<std::size_t> table_offset_;
+  static constexpr std::size_t kMaxTable = std::size_t{1} << 16;
+  std::vector<double> table_;        // scratch: repair()'s squared distance of each parameter value to the point
+  std::vector<std::size_t> table_offset_;  // parameter p's values start at table_offset_[p]
   std::vector<double> scratch_bound_, scratch_increase_;
   std::vector<std::uint32_t> changed_;  // scratch of candidates()
   std::vector<std::size_t> ties_;    // scratch: equally close repair candidates
