@@ -25,6 +25,12 @@ _IGNORED_OPTIONS = ("x0", "searchspace_construction_options")
 
 _INT64 = (-2**63, 2**63 - 1)
 
+# Kernel Tuner's pyatf_strategies runs the pyATF technique named by strategy_options['searchtechnique']: pyATF's own
+# simulated annealing and differential evolution are ktune's pyatf_* strategies, the others have the same names.
+_PYATF_TECHNIQUES = {"simulated_annealing": "pyatf_simulated_annealing",
+                     "differential_evolution": "pyatf_differential_evolution", "pattern_search": "pattern_search",
+                     "torczon": "torczon", "auc_bandit": "auc_bandit", "round_robin": "round_robin"}
+
 
 def _integer(value, what, low, high):
     """An integer argument in [low, high] (numpy integers too), or TypeError/ValueError naming it."""
@@ -205,6 +211,13 @@ def _strategy_settings(strategy, strategy_options, seed=None):
     if strategy is None:
         strategy = _ktune.default_strategy(max_fevals, time_limit)
     strategy, strategy_object = _strategy_object(strategy)
+    if strategy == "pyatf_strategies":
+        technique = options.pop("searchtechnique", "simulated_annealing")
+        options.pop("use_searchspace_cache", None)  # Kernel Tuner's cache of pyATF's search space: nothing to cache here
+        if technique not in _PYATF_TECHNIQUES:
+            raise ValueError(f"strategy_options['searchtechnique'] must be one of {', '.join(_PYATF_TECHNIQUES)}, "
+                             f"not {technique!r}")
+        strategy = _PYATF_TECHNIQUES[technique]
     option_seed = options.pop("seed", None)
     if seed is not None:
         seed = _integer(seed, "seed", 0, 2**64 - 1)

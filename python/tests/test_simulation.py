@@ -214,3 +214,18 @@ def test_tune_kernel_t1_replays_a_cache_and_returns_t4():
     results, env = ktune.tune_kernel_T1(t1, cache_filepath=cache, simulation_mode=True, output_T4=False,
                                         strategy="random_sample", strategy_options={"max_fevals": 5})
     assert len(results) == 5 and env["strategy"] == "random_sample"
+
+
+def test_kernel_tuners_pyatf_strategies_run_pyatfs_techniques(convolution_cache):
+    names = parameters_of(convolution_cache)
+    for technique in ("simulated_annealing", "differential_evolution", "torczon"):
+        options = {"searchtechnique": technique, "max_fevals": 12, "use_searchspace_cache": True}
+        results, env = ktune.tune_cache(convolution_cache, strategy="pyatf_strategies", strategy_options=options,
+                                        quiet=True)
+        assert len({get_config_string(r, names) for r in results}) == 12
+        again, _ = ktune.tune_cache(convolution_cache, strategy=ktune.strategies.pyatf_strategies,
+                                    strategy_options=dict(options), quiet=True)
+        assert [get_config_string(r, names) for r in again] == [get_config_string(r, names) for r in results]
+    with pytest.raises(ValueError, match="searchtechnique"):
+        ktune.tune_cache(convolution_cache, strategy="pyatf_strategies",
+                         strategy_options={"searchtechnique": "opentuner", "max_fevals": 5}, quiet=True)

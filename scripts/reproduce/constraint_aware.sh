@@ -1,7 +1,8 @@
 #!/bin/bash
 # "Constraint-aware optimisation": the genetic algorithm as the paper's Algorithm 3 (variant=paper), aware against
-# its blind baseline, and ktune's own aware/classic twins of GA, PSO, DE and Firefly, on the six training spaces,
-# 100 repeats each, seeds 0-2 (docs/reproducing.md has the paper's numbers beside ours). ~1 min on 2 cores.
+# its blind baseline, ktune's own aware/classic twins of GA, PSO, DE and Firefly, and pyATF's own simulated annealing
+# and differential evolution, on the six training spaces, 100 repeats each, seeds 0-2 (docs/reproducing.md has the
+# paper's numbers beside ours). ~2 min on 2 cores.
 #   scripts/reproduce/constraint_aware.sh      (KTUNE, SHARED, OUT as in common.sh)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -15,3 +16,5 @@ done
 "$KTUNE" compare --spaces "${S6[@]}" --repeats 100 --seed 0 --plot "$OUT/constraint_aware_twins" \
   --strategies genetic_algorithm genetic_algorithm:constraint_aware=false pso pso:constraint_aware=false \
                diff_evo diff_evo:constraint_aware=false firefly_algorithm firefly_algorithm:constraint_aware=false
+"$KTUNE" compare --spaces "${S6[@]}" --repeats 100 --seed 0 \
+  --strategies pyatf_simulated_annealing pyatf_differential_evolution genetic_algorithm pso diff_evo firefly_algorithm

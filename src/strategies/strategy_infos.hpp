@@ -27,6 +27,8 @@ StrategyInfo hybrid_vndx_info();             // hybrid_vndx.cpp
 StrategyInfo adaptive_tabu_greywolf_info();  // adaptive_tabu_greywolf.cpp
 StrategyInfo auc_bandit_info();              // auc_bandit.cpp
 StrategyInfo round_robin_info();             // round_robin.cpp
+StrategyInfo pyatf_simulated_annealing_info();     // pyatf_simulated_annealing.cpp
+StrategyInfo pyatf_differential_evolution_info();  // pyatf_differential_evolution.cpp
 StrategyInfo nsga2_info();                   // nsga2.cpp
 StrategyInfo nsga3_info();                   // nsga3.cpp
 

@@ -19,7 +19,7 @@ class RegisteredStrategy:
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    if name not in _ktune.strategy_names():
+    if name not in _ktune.strategy_names() and name != "pyatf_strategies":  # Kernel Tuner's name for pyATF's
         raise AttributeError(f"ktune has no strategy '{name}' (its strategies: {', '.join(_ktune.strategy_names())})")
     return RegisteredStrategy(name)
 
