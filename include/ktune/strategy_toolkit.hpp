@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,9 @@ namespace ktune::strategies {
 
 // The `constraint_aware` hyperparameter every population- and neighbour-based strategy declares (default true).
 HyperparameterSpec constraint_aware_spec();
+// The `variant` hyperparameter of the strategies the constraint-aware paper describes: "ktune" (default) or "paper",
+// the algorithm as the paper publishes it; `paper` says what that changes for this strategy.
+HyperparameterSpec variant_spec(const std::string& paper);
 // The `start_sample` hyperparameter (default `default_size`): uniform random configurations evaluated before a
 // search starts from the best of them. A robust opening: whatever the budget, the first evaluations are as good as
 // random search's, and a climb or walk starts from a good region rather than an arbitrary one.

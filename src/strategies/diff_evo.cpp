@@ -1,7 +1,10 @@
 // diff_evo: Kernel Tuner's discrete differential evolution on value index vectors (12 mutation/crossover variants,
 // Latin-hypercube start, repair to the nearest valid configuration in index distance). Unlike Kernel Tuner, a
 // stagnating population is re-seeded (keeping the best) and the stagnation counter starts again, so the search
-// never degenerates into repeated Latin-hypercube sampling.
+// never degenerates into repeated Latin-hypercube sampling. variant=paper is the constraint-aware paper's DE: 16
+// members per tunable parameter, a generation without any change of the population counts as stagnant, and after
+// two of them the next generation's trials are a fresh sample (Latin hypercube of valid configurations, or blind
+// Cartesian draws unaware) that each member meets in the usual selection.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -39,6 +42,7 @@ struct DiffEvoSettings {  // filled from the declared hyperparameters (diff_evo_
   double CR = 0.9;
   std::int64_t maxiter = kUnlimitedGenerations;  // generations of one population before it is re-seeded
   bool constraint_aware = true;
+  bool paper = false;
 };
 
 // Parses <base><1|2><bin|exp>; the name was checked against method_names() already.
@@ -59,6 +63,9 @@ struct Member {
 
 // Generations in a row without any member improving after which the population is re-seeded.
 constexpr std::size_t kDeStagnantGenerations = 3;
+// variant=paper: members per tunable parameter, and generations in a row without any change before a fresh sample.
+constexpr std::size_t kPaperMembersPerParameter = 16;
+constexpr std::size_t kPaperStagnantGenerations = 2;
 // Duplicate trial vectors tolerated in a row before a random configuration is used instead (Kernel Tuner's 20).
 constexpr int kDuplicateRetries = 20;
 
@@ -69,8 +76,8 @@ class DifferentialEvolution final : public Strategy {
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     if (space.size() == 0) return;
     const std::size_t d = space.num_params();
-    std::size_t popsize = s_.popsize;
-    if (s_.popsize_times_dimensions)
+    std::size_t popsize = s_.paper ? kPaperMembersPerParameter : s_.popsize;
+    if (s_.popsize_times_dimensions || s_.paper)
       popsize *= std::max<std::size_t>(1, std::min(space.tunable_params().size(), space.size()));
     popsize = population_size(popsize, space.size(), 5);
 
@@ -83,7 +90,11 @@ class DifferentialEvolution final : public Strategy {
     for (;;) {
       const std::size_t best = best_of(population);
       trials.clear();
-      for (std::size_t i = 0; i < population.size(); ++i) {
+      if (s_.paper && stagnant >= kPaperStagnantGenerations) {
+        trials = seed(space, cost, rng, population.size(), {});
+        stagnant = 0;
+      }
+      for (std::size_t i = trials.size(); i < population.size(); ++i) {
         Config trial;
         bool unique = false;
         for (int retry = 0; retry < kDuplicateRetries && !unique; ++retry) {
@@ -95,12 +106,19 @@ class DifferentialEvolution final : public Strategy {
       }
       evaluate(cost, trials);
       // Greedy selection: a trial replaces its target if it is no worse and not in the population yet.
-      bool improved = false;
+      bool improved = false, changed = false;
       for (std::size_t i = 0; i < population.size(); ++i) {
         if (trials[i].cost <= population[i].cost && !contains(population, trials[i].genes)) {
           improved = improved || trials[i].cost < population[i].cost;
+          changed = true;
           population[i] = std::move(trials[i]);
         }
+      }
+      if (s_.paper) {
+        // The fresh sample comes as the next generation's trials (also after maxiter generations).
+        stagnant = changed ? 0 : stagnant + 1;
+        if (++generation >= s_.maxiter) stagnant = kPaperStagnantGenerations, generation = 0;
+        continue;
       }
       stagnant = improved ? 0 : stagnant + 1;
       if (stagnant >= kDeStagnantGenerations || ++generation >= s_.maxiter) {
@@ -155,7 +173,7 @@ class DifferentialEvolution final : public Strategy {
     // 8 members on a space whose value combinations are 60 % valid, about 5 were real, and the classic DE converged
     // into the wrong mode of the bimodal synthetic convolution space (0.41 below random_sample, 4 seeds). Invalid
     // draws fill up only when valid ones are rare.
-    for (const bool valid_only : {true, false}) {
+    for (const bool valid_only : {!s_.paper, false}) {  // the paper's blind baseline takes draws as they come
       for (std::size_t attempt = 0; population.size() < popsize && attempt < 20 * popsize; ++attempt) {
         auto member = make(space, fresh_genes(space, cost, rng));
         if (valid_only && !member.index) continue;
@@ -273,7 +291,9 @@ StrategyInfo diff_evo_info() {
            {"CR", HyperparameterType::Float, Value(0.9), 0.0, 1.0, {}, "crossover probability per dimension"},
            {"maxiter", HyperparameterType::Int, Value(kUnlimitedGenerations), 1.0, {}, {},
             "generations of one population before it is re-seeded around the best (also re-seeded on stagnation)"},
-           constraint_aware_spec()},
+           constraint_aware_spec(),
+           variant_spec("16 members per tunable parameter, a fresh sample after two generations without any change; "
+                        "unaware, blind Cartesian members")},
           [](const Hyperparameters& h) {
             DiffEvoSettings s;
             parse_method(h.get_string("method"), s);
@@ -283,6 +303,7 @@ StrategyInfo diff_evo_info() {
             s.CR = h.get_float("CR");
             s.maxiter = h.get_int("maxiter");
             s.constraint_aware = h.get_bool("constraint_aware");
+            s.paper = h.get_string("variant") == "paper";
             return std::make_unique<DifferentialEvolution>(s);
           }};
 }

@@ -294,9 +294,8 @@ StrategyInfo genetic_algorithm_info() {
            {"mutation", HyperparameterType::String, Value(std::string("Hamming-adjacent")), {}, {},
             {"Hamming", "Hamming-adjacent"}, "a mutated gene takes any other valid value, or the nearest one"},
            constraint_aware_spec(),
-           {"variant", HyperparameterType::String, Value(std::string("ktune")), {}, {}, {"ktune", "paper"},
-            "paper: the constraint-aware paper's Algorithm 3 as published (one mutated parameter per child, random "
-            "repair, no elites; unaware, a blind random first population)"}},
+           variant_spec("Algorithm 3: one mutated parameter per child, random repair, no elites; unaware, a blind "
+                        "random first population")},
           [](const Hyperparameters& h) {
             GaSettings s;
             s.popsize = static_cast<std::size_t>(h.get_int("popsize"));

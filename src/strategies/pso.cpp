@@ -1,6 +1,8 @@
 // pso: particle swarm optimisation in the continuous epsilon view (Kernel Tuner's pso). A particle is costed at its
 // snapped configuration; constraint aware, an invalid snap is repaired to the closest valid neighbour without moving
 // the particle. The swarm restarts from fresh, preferably unevaluated, positions when maxiter is reached.
+// variant=paper is the constraint-aware paper's PSO: the whole swarm from the start, from a uniform random sample of
+// valid configurations (aware), and the bests remember the particle's own position.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -33,7 +35,7 @@ std::vector<double> measured_point(const ContinuousView& view, const std::vector
 struct PsoSettings {
   int popsize, maxiter;
   double w, c1, c2;
-  bool aware;
+  bool aware, paper;
 };
 
 class Pso final : public Strategy {
@@ -62,7 +64,8 @@ class Pso final : public Strategy {
       if (s_.aware && first_pass) {
         if (taking_over(cost)) start = best_evaluated(cost, n);
         if (start.size() < n) {
-          const auto sample = space.lhs_sample(n - start.size(), rng);
+          const std::size_t more = std::min(n - start.size(), space.size());
+          const auto sample = s_.paper ? space.random_sample(more, rng) : space.lhs_sample(more, rng);
           start.insert(start.end(), sample.begin(), sample.end());
         }
       }
@@ -104,11 +107,11 @@ class Pso final : public Strategy {
           // particle stays at (attraction to an invalid spot only brings the swarm back to invalid ground).
           if (c < best_cost[i]) {
             best_cost[i] = c;
-            best_x[i] = measured_point(view, x[i], evaluated);
+            best_x[i] = s_.paper ? x[i] : measured_point(view, x[i], evaluated);
           }
           if (c <= global_cost) {
             global_cost = c;
-            global_x = measured_point(view, x[i], evaluated);
+            global_x = s_.paper ? x[i] : measured_point(view, x[i], evaluated);
           }
         }
         for (std::size_t i = 0; i < active; ++i) {
@@ -129,7 +132,7 @@ class Pso final : public Strategy {
  private:
   // Particles taking part in this iteration of a swarm.
   std::size_t active_particles(std::size_t n, int iteration) const {
-    if (!s_.aware) return n;
+    if (!s_.aware || s_.paper) return n;
     return std::min(n, kFirstParticles << std::min(iteration, 20));
   }
 
@@ -148,12 +151,15 @@ StrategyInfo pso_info() {
            {"w", HyperparameterType::Float, Value(0.75), 0.0, {}, {}, "inertia weight of the velocity"},
            {"c1", HyperparameterType::Float, Value(2.5), 0.0, {}, {}, "attraction to the particle's own best"},
            {"c2", HyperparameterType::Float, Value(1.5), 0.0, {}, {}, "attraction to the swarm's best"},
-           constraint_aware_spec()},
+           constraint_aware_spec(),
+           variant_spec("the whole swarm from the start, from a uniform sample of valid configurations; the bests "
+                        "remember the particle's position")},
           [](const Hyperparameters& h) {
             return std::make_unique<Pso>(PsoSettings{static_cast<int>(h.get_int("popsize")),
                                                      static_cast<int>(h.get_int("maxiter")), h.get_float("w"),
                                                      h.get_float("c1"), h.get_float("c2"),
-                                                     h.get_bool("constraint_aware")});
+                                                     h.get_bool("constraint_aware"),
+                                                     h.get_string("variant") == "paper"});
           }};
 }
 

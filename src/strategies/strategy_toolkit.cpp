@@ -39,6 +39,11 @@ HyperparameterSpec constraint_aware_spec() {
           "a penalty for invalid ones)"};
 }
 
+HyperparameterSpec variant_spec(const std::string& paper) {
+  return {"variant", HyperparameterType::String, Value(std::string("ktune")), {}, {}, {"ktune", "paper"},
+          "paper: the constraint-aware paper's algorithm as published (" + paper + ")"};
+}
+
 HyperparameterSpec start_sample_spec(std::int64_t default_size) {
   return {"start_sample", HyperparameterType::Int, Value(default_size), 1.0, {}, {},
           "random configurations evaluated first; the search starts from the best (at most one per 32 "

@@ -297,6 +297,45 @@ TEST(ContinuousFamily, HyperparametersChangeTheSearch) {
   }
 }
 
+// variant=paper, the constraint-aware paper's PSO and Firefly: another search than ktune's, valid only when aware,
+// improving on its first swarm; unaware, penalised invalid snaps, and Firefly's blind starts (one Cartesian draw each)
+// ask for more invalid configurations than ktune's classic starts (redrawn while invalid).
+TEST(ContinuousFamily, PaperVariantsSearchOtherwiseAndStayValidWhenAware) {
+  const std::vector<std::pair<std::string, Value>> paper = {{"variant", Value("paper")}};
+  const std::vector<std::pair<std::string, Value>> blind = {{"variant", Value("paper")},
+                                                            {"constraint_aware", Value(false)}};
+  for (const char* name : {"pso", "firefly_algorithm"}) {
+    std::uint64_t invalid = 99;
+    const auto aware = run(name, 4, 150, paper, &invalid);
+    EXPECT_EQ(invalid, 0u) << name;
+    EXPECT_EQ(aware.evaluations, 150u) << name;
+    EXPECT_NE(indices(aware), indices(run(name, 4, 150))) << name;
+    // The moves after the first swarm (uniform valid draws) improve on it.
+    const std::size_t swarm = std::string(name) == "pso" ? 25 : 60;
+    double opening = 0, end = 0;
+    for (std::uint64_t seed = 0; seed < 10; ++seed) {
+      const auto r = run(name, seed, 150, paper);
+      double first = 1e300;
+      for (std::size_t k = 0; k < swarm; ++k) first = std::min(first, bowl(space(), r.trace[k].index));
+      opening += first / 10;
+      end += bowl(space(), r.trace[*r.trace.best()].index) / 10;
+    }
+    EXPECT_LT(end, opening) << name;
+    std::uint64_t blind_invalid = 0;
+    run(name, 4, 150, blind, &blind_invalid);
+    EXPECT_GT(blind_invalid, 0u) << name;
+  }
+  std::uint64_t blind_invalid = 0, classic_invalid = 0;
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    std::uint64_t b = 0, c = 0;
+    run("firefly_algorithm", seed, 150, blind, &b);
+    run("firefly_algorithm", seed, 150, {{"constraint_aware", Value(false)}}, &c);
+    blind_invalid += b;
+    classic_invalid += c;
+  }
+  EXPECT_GT(blind_invalid, classic_invalid);
+}
+
 TEST(ContinuousFamily, FindTheBowlMinimumWithAModestBudget) {
   std::size_t optimum = 0;
   for (std::size_t i = 1; i < space().size(); ++i)

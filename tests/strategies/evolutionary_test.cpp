@@ -232,6 +232,39 @@ TEST(GeneticAlgorithm, PaperVariantSearchesOtherwiseAndStaysValidWhenAware) {
   EXPECT_THROW(make_strategy("genetic_algorithm", {{"variant", Value("pyatf")}}), HyperparameterError);
 }
 
+// variant=paper, the constraint-aware paper's DE (16 members per tunable parameter, a fresh sample after two
+// generations without change): another search than ktune's, valid only when aware. Its blind baseline takes
+// Cartesian draws as they come: more invalid requests than ktune's classic DE, which prefers valid draws.
+TEST(DifferentialEvolution, PaperVariantSearchesOtherwiseAndStaysValidWhenAware) {
+  const Settings paper{{"variant", Value("paper")}};
+  const auto aware = run("diff_evo", constrained_space(), 7, 400, paper);
+  EXPECT_EQ(aware.invalid_requests, 0u);
+  EXPECT_EQ(aware.result.evaluations, 400u);
+  EXPECT_NE(trace_indices(aware.result), trace_indices(run("diff_evo", constrained_space(), 7, 400).result));
+  // Its first generation is 16 x 6 random members (about random search at 300 evaluations); the generations after
+  // it must improve on them.
+  double opening = 0, end = 0;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    const auto r = run("diff_evo", constrained_space(), seed, 300, paper);
+    double first = 1e300;
+    for (std::size_t k = 0; k < 96; ++k) first = std::min(first, bowl(constrained_space(), r.result.trace[k].index));
+    opening += first / 20;
+    end += r.best / 20;
+  }
+  EXPECT_LT(end, opening);
+  std::uint64_t blind_invalid = 0, classic_invalid = 0;
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    const auto blind = run("diff_evo", constrained_space(), seed, 300,
+                           {{"variant", Value("paper")}, {"constraint_aware", Value(false)}});
+    EXPECT_EQ(blind.result.evaluations, 300u);
+    blind_invalid += blind.invalid_requests;
+    const auto classic = run("diff_evo", constrained_space(), seed, 300, {{"constraint_aware", Value(false)}});
+    classic_invalid += classic.invalid_requests;
+  }
+  EXPECT_GT(blind_invalid, classic_invalid);
+  EXPECT_THROW(make_strategy("diff_evo", {{"variant", Value("pyatf")}}), HyperparameterError);
+}
+
 TEST(GeneticAlgorithm, RejectsBadHyperparameters) {
   EXPECT_THROW(make_strategy("genetic_algorithm", {{"method", Value("three_point")}}), HyperparameterError);
   EXPECT_THROW(make_strategy("genetic_algorithm", {{"popsize", Value(1)}}), HyperparameterError);
