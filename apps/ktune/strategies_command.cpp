@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -29,7 +30,16 @@ nlohmann::json strategies_json(const std::vector<const StrategyInfo*>& strategie
       if (!h.choices.empty()) j["choices"] = h.choices;
       hyper.push_back(std::move(j));
     }
-    nlohmann::json j{{"name", info.name}, {"description", info.description}, {"hyperparameters", std::move(hyper)}};
+    nlohmann::json sets = nlohmann::json::array();
+    for (const auto& set : hyperparameter_sets(info.name)) {
+      nlohmann::json values = nlohmann::json::object();
+      for (const auto& [name, value] : set.values) values[name] = io::value_to_json(value);
+      sets.push_back({{"name", set.name}, {"description", set.description}, {"values", std::move(values)}});
+    }
+    nlohmann::json j{{"name", info.name},
+                     {"description", info.description},
+                     {"hyperparameters", std::move(hyper)},
+                     {"sets", std::move(sets)}};
     if (is_strategy_plugin_path(info.name)) {
       const StrategyPluginInfo plugin = load_strategy_plugin(info.name);  // loaded already: what it said
       j["plugin"] = {{"declared_name", plugin.declared_name},
@@ -76,8 +86,13 @@ Command add_strategies_command(CLI::App& app) {
               for (const auto& h : info.hyperparameters)
                 std::cout << fmt::format("    {:<14} {:<6} default {:<8} {:<16} {}\n", h.name, to_string(h.type),
                                          h.default_value.repr(), h.range_text(), h.description);
+              for (const auto& set : hyperparameter_sets(info.name)) {
+                std::vector<std::string> values;
+                for (const auto& [name, value] : set.values) values.push_back(name + "=" + value.repr());
+                std::cout << fmt::format("    set={:<10} {}: {}\n", set.name, set.description, fmt::join(values, " "));
+              }
             }
-            std::cout << "Set hyperparameters with: ktune tune ... --strategy NAME --set name=value\n";
+            std::cout << "Set hyperparameters with: ktune tune ... --strategy NAME --set name=value (or set=SET)\n";
             return kExitOk;
           }};
 }

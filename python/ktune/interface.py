@@ -225,7 +225,8 @@ def _strategy_settings(strategy, strategy_options, seed=None):
         seed = _integer(option_seed, "strategy_options['seed']", 0, 2**64 - 1)
     else:
         seed = 0
-    known = set() if strategy_object is not None else set(_ktune.strategy_hyperparameters(strategy))
+    # `set`: a published set of values (ktune strategies lists them), overridden by the options beside it.
+    known = set() if strategy_object is not None else set(_ktune.strategy_hyperparameters(strategy)) | {"set"}
     settings = []
     for key, value in options.items():
         if key in _IGNORED_OPTIONS:
@@ -234,7 +235,10 @@ def _strategy_settings(strategy, strategy_options, seed=None):
             warnings.warn(f"strategy '{strategy}' has no option '{key}'; ignored "
                           f"(its options: {', '.join(sorted(known)) or 'none'})", stacklevel=3)
             continue
-        settings.append(f"{key}={value}")
+        if key == "set":
+            settings.insert(0, f"set={value}")  # first, so that the options beside it override it
+        else:
+            settings.append(f"{key}={value}")
     return strategy, settings, max_fevals, time_limit, int(seed), strategy_object
 
 

@@ -229,3 +229,12 @@ def test_kernel_tuners_pyatf_strategies_run_pyatfs_techniques(convolution_cache)
     with pytest.raises(ValueError, match="searchtechnique"):
         ktune.tune_cache(convolution_cache, strategy="pyatf_strategies",
                          strategy_options={"searchtechnique": "opentuner", "max_fevals": 5}, quiet=True)
+
+
+def test_a_published_set_of_hyperparameters_and_options_beside_it(convolution_cache):
+    options = {"max_fevals": 10, "c1": 2.0, "set": "kernel_tuner"}
+    _, env = ktune.tune_cache(convolution_cache, strategy="pso", strategy_options=options, quiet=True)
+    assert env["strategy_options"]["popsize"] == 50  # Kernel Tuner's, from the set
+    assert env["strategy_options"]["c1"] == 2.0      # the option beside it wins, wherever it is written
+    with pytest.raises(ValueError, match="kernel_tuner"):
+        ktune.tune_cache(convolution_cache, strategy="pso", strategy_options={"set": "table4"}, quiet=True)

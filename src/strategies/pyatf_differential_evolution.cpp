@@ -17,9 +17,9 @@
 namespace ktune::strategies {
 namespace {
 
-class DifferentialEvolution final : public PyatfTechnique {
+class PyatfDifferentialEvolution final : public PyatfTechnique {
  public:
-  DifferentialEvolution(PyatfRandom& random, PyatfDifferentialEvolutionSettings s) : random_(random), s_(s) {}
+  PyatfDifferentialEvolution(PyatfRandom& random, PyatfDifferentialEvolutionSettings s) : random_(random), s_(s) {}
 
   void initialize(std::size_t dimensionality) override {
     d_ = dimensionality;
@@ -96,7 +96,7 @@ class PyatfDifferentialEvolutionStrategy final : public Strategy {
   explicit PyatfDifferentialEvolutionStrategy(PyatfDifferentialEvolutionSettings s) : s_(s) {}
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     RngPyatfRandom random(rng);
-    DifferentialEvolution technique(random, s_);
+    PyatfDifferentialEvolution technique(random, s_);
     run_pyatf_technique(space, cost, technique);
   }
 
@@ -108,7 +108,7 @@ class PyatfDifferentialEvolutionStrategy final : public Strategy {
 
 std::unique_ptr<PyatfTechnique> make_pyatf_differential_evolution(PyatfRandom& random,
                                                                   PyatfDifferentialEvolutionSettings settings) {
-  return std::make_unique<DifferentialEvolution>(random, settings);
+  return std::make_unique<PyatfDifferentialEvolution>(random, settings);
 }
 
 StrategyInfo pyatf_differential_evolution_info() {

@@ -17,18 +17,18 @@
 namespace ktune::strategies {
 namespace {
 
-double acceptance(double e, double e_new, double temperature) {
+double pyatf_acceptance(double e, double e_new, double temperature) {
   if (e >= e_new) return 1.0;
   if (temperature == 0) return 0.0;
   if (50.0 * (e_new - e) / temperature > 10) return 0.0;
   return std::exp(50.0 * (e - e_new) / temperature);
 }
 
-double relative(double a, double b) { return b == 0.0 ? a * std::numeric_limits<double>::infinity() : a / b; }
+double pyatf_relative(double a, double b) { return b == 0.0 ? a * std::numeric_limits<double>::infinity() : a / b; }
 
-class SimulatedAnnealing final : public PyatfTechnique {
+class PyatfSimulatedAnnealing final : public PyatfTechnique {
  public:
-  explicit SimulatedAnnealing(PyatfRandom& random) : random_(random) {}
+  explicit PyatfSimulatedAnnealing(PyatfRandom& random) : random_(random) {}
 
   void initialize(std::size_t dimensionality) override {
     d_ = dimensionality;
@@ -96,7 +96,7 @@ class SimulatedAnnealing final : public PyatfTechnique {
         break;
       }
       const std::size_t k = static_cast<std::size_t>(random_.below(neighbours_.size()));
-      if (random_.random() < acceptance(1.0, relative(neighbours_[k].second, best_cost_), temperature_)) {
+      if (random_.random() < pyatf_acceptance(1.0, pyatf_relative(neighbours_[k].second, best_cost_), temperature_)) {
         current_ = neighbours_[k].first;
         current_cost = neighbours_[k].second;
         break;
@@ -140,7 +140,7 @@ class PyatfSimulatedAnnealingStrategy final : public Strategy {
  public:
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     RngPyatfRandom random(rng);
-    SimulatedAnnealing technique(random);
+    PyatfSimulatedAnnealing technique(random);
     run_pyatf_technique(space, cost, technique);
   }
 };
@@ -148,7 +148,7 @@ class PyatfSimulatedAnnealingStrategy final : public Strategy {
 }  // namespace
 
 std::unique_ptr<PyatfTechnique> make_pyatf_simulated_annealing(PyatfRandom& random) {
-  return std::make_unique<SimulatedAnnealing>(random);
+  return std::make_unique<PyatfSimulatedAnnealing>(random);
 }
 
 StrategyInfo pyatf_simulated_annealing_info() {

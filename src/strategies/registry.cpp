@@ -90,6 +90,19 @@ std::vector<std::pair<std::string, Value>> parse_strategy_settings(std::string_v
     if (eq == std::string::npos || eq == 0)
       throw HyperparameterError(fmt::format("strategy '{}': '{}' is not name=value", name, s));
     const std::string key = s.substr(0, eq), text = s.substr(eq + 1);
+    if (key == "set") {
+      const auto& sets = hyperparameter_sets(info->name);
+      const auto set = std::find_if(sets.begin(), sets.end(), [&](const auto& h) { return h.name == text; });
+      if (set == sets.end()) {
+        std::vector<std::string> names;
+        for (const auto& h : sets) names.push_back(h.name);
+        throw HyperparameterError(fmt::format("strategy '{}' has no hyperparameter set '{}'; {}", name, text,
+                                              names.empty() ? std::string("it has none")
+                                                            : fmt::format("its sets: {}", fmt::join(names, ", "))));
+      }
+      parsed.insert(parsed.end(), set->values.begin(), set->values.end());
+      continue;
+    }
     const auto spec = std::find_if(info->hyperparameters.begin(), info->hyperparameters.end(),
                                    [&](const auto& h) { return h.name == key; });
     if (spec == info->hyperparameters.end()) Hyperparameters::resolve(info->name, info->hyperparameters, {{key, Value()}});

@@ -51,8 +51,19 @@ const StrategyInfo* find_strategy(std::string_view name);
 // (evaluations, a fraction of the space or time), else "brute_force", as Kernel Tuner does.
 struct Budget;
 std::string default_strategy(const Budget& budget);
+// A named set of hyperparameter values published with an algorithm: Kernel Tuner's defaults (`kernel_tuner`), the
+// values of the paper that introduced it (`paper`). Where settings are text, `set=NAME` stands for the set's values,
+// and settings after it override them.
+struct HyperparameterSet {
+  std::string name;
+  std::string description;  // where the values come from
+  std::vector<std::pair<std::string, Value>> values;
+};
+// The sets of strategy `name`, in the order listed (none for most strategies, and for plug-ins).
+const std::vector<HyperparameterSet>& hyperparameter_sets(std::string_view name);
 // "name=value" texts (command line --set, compare specs) converted to the declared types of strategy `name`'s
-// hyperparameters. Throws HyperparameterError: unknown strategy or hyperparameter (listing the valid ones), bad value.
+// hyperparameters; "set=NAME" becomes the values of that set. Throws HyperparameterError: unknown strategy,
+// hyperparameter or set (listing the valid ones), bad value.
 std::vector<std::pair<std::string, Value>> parse_strategy_settings(std::string_view name,
                                                                    const std::vector<std::string>& settings);
 // Makes strategy `name` with the given hyperparameters (the rest default). Throws HyperparameterError for an
