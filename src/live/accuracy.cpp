@@ -36,6 +36,8 @@ const Spelling kMetrics[] = {
     {"MSE", {"mse", "meansquared", "meansquare"}},
     {"RMSE", {"rmse", "rootmeansquared", "rootmeansquare"}},
     {"NRMSE", {"nrmse", "normalisedrmse", "normalizedrmse"}},
+    {"NRMSE-mean", {"nrmsemean", "nrmsebymean"}},  // the multi-objective thesis's normalisation
+    {"NRMSE-RMS", {"nrmserms", "nrmsebyrms"}},     // Kernel Tuner's accuracy branch's
     {"MAE", {"mae", "meanabsolute", "absolute", "abs"}},
     {"NMAE", {"nmae", "normalisedmae", "normalizedmae"}},
     {"MRE", {"mre", "meanrelative", "relative", "rel"}},
@@ -75,17 +77,19 @@ double accuracy_error(std::string_view metric, std::span<const double> expected,
   constexpr double inf = std::numeric_limits<double>::infinity();
 
   // One pass: per-element error terms; a non-finite mismatch makes the whole error infinite.
-  double sum = 0, max = 0, sum_abs_expected = 0;
+  double sum = 0, max = 0, sum_abs_expected = 0, sum_expected = 0, sum_squared_expected = 0;
   double lo = inf, hi = -inf;
   const bool relative = m == "MRE" || m == "RMSRE" || m == "max relative";
   const bool logarithmic = m == "MALE" || m == "RMSLE";
-  const bool squared = m == "MSE" || m == "RMSE" || m == "NRMSE" || m == "RMSRE" || m == "RMSLE";
+  const bool squared = m == "MSE" || m.starts_with("RMS") || m.starts_with("NRMSE");
   for (std::size_t i = 0; i < n; ++i) {
     const double e = expected[i], a = actual[i];
     if (std::isfinite(e)) {
       lo = std::min(lo, e);
       hi = std::max(hi, e);
       sum_abs_expected += std::abs(e);
+      sum_expected += e;
+      sum_squared_expected += e * e;
     }
     if (a == e || (std::isnan(a) && std::isnan(e))) continue;  // exact, equal infinities, NaN against NaN
     if (!std::isfinite(a) || !std::isfinite(e)) return inf;
@@ -99,6 +103,9 @@ double accuracy_error(std::string_view metric, std::span<const double> expected,
   if (m == "MSE") return mean;
   if (m == "RMSE" || m == "RMSRE" || m == "RMSLE") return std::sqrt(mean);
   if (m == "NRMSE") return std::sqrt(mean) / std::max(hi > lo ? hi - lo : 0.0, kEps);
+  const double count = static_cast<double>(n);
+  if (m == "NRMSE-mean") return std::sqrt(mean) / std::max(std::abs(sum_expected / count), kEps);
+  if (m == "NRMSE-RMS") return std::sqrt(mean) / std::max(std::sqrt(sum_squared_expected / count), kEps);
   if (m == "NMAE") return mean / std::max(sum_abs_expected / static_cast<double>(n), kEps);
   if (m == "max absolute" || m == "max relative") return max;
   return mean;  // MAE, MRE, MALE

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ktune/expr/evaluator.hpp"
 #include "ktune/expr/parser.hpp"
@@ -106,9 +107,8 @@ void KernelSpecification::validate(const Problem& problem) const {
     if (!metric_names.insert(a.name).second) throw std::invalid_argument(fmt::format("{}: duplicate name", field));
     output(a.argument, field);
     if (canonical_accuracy_metric(a.metric).empty())
-      throw std::invalid_argument(fmt::format("{}: unknown metric '{}' (known: MSE, RMSE, NRMSE, MAE, NMAE, MRE, RMSRE, "
-                                              "MALE, RMSLE, max absolute, max relative)",
-                                              field, a.metric));
+      throw std::invalid_argument(fmt::format("{}: unknown metric '{}' (known: {})", field, a.metric,
+                                              fmt::join(accuracy_metric_names(), ", ")));
     if (verification.kind == Verification::Kind::none || verification.kind == Verification::Kind::callback)
       throw std::invalid_argument(fmt::format("{}: needs a reference output (a reference configuration or files)", field));
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "ktune/io/input_error.hpp"
@@ -371,8 +372,8 @@ class SpecReader {
         AccuracyMeasure a{string_of(require(m, p, "Name"), p + ".Name"), string_of(require(m, p, "Argument"), p + ".Argument"),
                           string_of(require(m, p, "Metric"), p + ".Metric")};
         if (canonical_accuracy_metric(a.metric).empty())
-          fail(p + ".Metric", fmt::format("unknown accuracy metric '{}' (known: MSE, RMSE, NRMSE, MAE, NMAE, MRE, RMSRE, "
-                                          "MALE, RMSLE, max absolute, max relative)", a.metric));
+          fail(p + ".Metric", fmt::format("unknown accuracy metric '{}' (known: {})", a.metric,
+                                          fmt::join(accuracy_metric_names(), ", ")));
         spec.accuracy.push_back(std::move(a));
       }
     }

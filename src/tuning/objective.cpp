@@ -16,9 +16,9 @@ std::optional<bool> infer_higher_is_better(std::string_view name) {
   std::string lower(name);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   // Errors of accuracy measures (RMSE, max relative error, ...) are minimised too.
-  static constexpr std::array<std::string_view, 16> minimised{
-      "time", "energy", "cost", "loss",  "error", "mse",    "rmse",      "mae",
-      "mre",  "nrmse",  "nmae", "rmsre", "memory", "power", "footprint", "max relative"};
+  static constexpr std::array<std::string_view, 18> minimised{
+      "time",  "energy", "cost",   "loss",   "error",     "mse",          "rmse",       "mae",       "mre",
+      "nrmse", "nmae",   "rmsre",  "memory", "power",     "footprint",    "max relative", "nrmse-mean", "nrmse-rms"};
   static constexpr std::array<std::string_view, 10> maximised{"fitness",  "score",    "gflop/s", "tflop/s",
                                                               "gb/s",     "tb/s",     "gflops/w", "tflops/w",
                                                               "gflop/j",  "tflop/j"};

@@ -52,6 +52,9 @@ TEST(Accuracy, MetricsAgainstHandComputedValues) {
   EXPECT_DOUBLE_EQ(accuracy_error("MSE", e, a), (0.25 + 1.0) / 4);
   EXPECT_DOUBLE_EQ(accuracy_error("RMSE", e, a), std::sqrt(1.25 / 4));
   EXPECT_DOUBLE_EQ(accuracy_error("NRMSE", e, a), std::sqrt(1.25 / 4) / 5);
+  // mean of e = 1.5; root mean square of e = sqrt(22 / 4)
+  EXPECT_DOUBLE_EQ(accuracy_error("NRMSE-mean", e, a), std::sqrt(1.25 / 4) / 1.5);
+  EXPECT_DOUBLE_EQ(accuracy_error("NRMSE by RMS", e, a), std::sqrt(1.25 / 4) / std::sqrt(22.0 / 4));
   EXPECT_DOUBLE_EQ(accuracy_error("MAE", e, a), 1.5 / 4);
   EXPECT_DOUBLE_EQ(accuracy_error("NMAE", e, a), 1.5 / 4 / 2);
   EXPECT_DOUBLE_EQ(accuracy_error("MRE", e, a), 0.75 / 4);

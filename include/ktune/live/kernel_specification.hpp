@@ -182,6 +182,7 @@ double evaluate_metric(const Metric& metric, const Problem& problem, std::span<c
 
 // Accuracy metrics, computed in double over all elements (EPS = 1e-8 keeps divisions finite):
 //   MSE   mean((a-e)^2)            RMSE  sqrt(MSE)            NRMSE  RMSE / max(max(e) - min(e), EPS)
+//   NRMSE-mean  RMSE / max(|mean(e)|, EPS)                    NRMSE-RMS  RMSE / max(sqrt(mean(e^2)), EPS)
 //   MAE   mean|a-e|                NMAE  MAE / max(mean|e|, EPS)
 //   MRE   mean(|a-e| / max(|e|, EPS))                          RMSRE  sqrt(mean(((a-e) / max(|e|, EPS))^2))
 //   MALE  mean|ln(|a|+EPS) - ln(|e|+EPS)|                      RMSLE  sqrt(mean((ln(|a|+EPS) - ln(|e|+EPS))^2))
