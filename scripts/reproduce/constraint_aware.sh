@@ -2,7 +2,8 @@
 # "Constraint-aware optimisation": GA, PSO, DE and Firefly as the paper publishes them (variant=paper), aware against
 # their blind baselines, ktune's own aware/classic twins of GA, PSO, DE and Firefly, and pyATF's own simulated annealing
 # and differential evolution, on the six training spaces, 100 repeats each, seeds 0-2 (docs/reproducing.md has the
-# paper's numbers beside ours). ~2 min on 2 cores.
+# paper's numbers beside ours); then the gain against the sparsity of 24 spaces (the paper's Fig. 5,
+# $OUT/constraint_aware_density.svg). ~3 min on 2 cores.
 #   scripts/reproduce/constraint_aware.sh      (KTUNE, SHARED, OUT as in common.sh)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -20,3 +21,11 @@ done
                diff_evo diff_evo:constraint_aware=false firefly_algorithm firefly_algorithm:constraint_aware=false
 "$KTUNE" compare --spaces "${S6[@]}" --repeats 100 --seed 0 \
   --strategies pyatf_simulated_annealing pyatf_differential_evolution genetic_algorithm pso diff_evo firefly_algorithm
+# Fig. 5: the twelve benchmark_hub caches and ktune's twelve PoCL caches (Kernel Tuner format: their tune_params give
+# the Cartesian product).
+CACHES=()
+for f in "$SHARED"/data/benchmark_hub/cachefiles/*/*.json.gz "$ROOT"/bench/spaces/cachefiles/*/*.json.gz; do
+  case "$f" in *_T4.json.gz) ;; *) CACHES+=("$f") ;; esac
+done
+/usr/bin/python3 "$ROOT/scripts/reproduce/constraint_aware_density.py" "$OUT/constraint_aware_density.svg" \
+  "${CACHES[@]}" --ktune "$KTUNE" --repeats 100 --seed 0
