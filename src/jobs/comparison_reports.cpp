@@ -144,6 +144,8 @@ nlohmann::json multiobjective_comparison_json(const MoComparisonReport& report, 
     for (const auto& on : s.strategies) {
       nlohmann::json x{{"improvement", series(on.improvement)},
                        {"evaluations_to_match", io::number_or_null(on.evaluations_to_match)},
+                       {"time_to_match", io::number_or_null(on.time_to_match)},
+                       {"time_ratio", io::number_or_null(on.time_ratio)},
                        {"median_hypervolume", io::number_or_null(on.median_hypervolume)}};
       nlohmann::json at = nlohmann::json::array(), iqr = nlohmann::json::array();
       for (std::size_t c : report.checkpoints) {
@@ -174,12 +176,25 @@ nlohmann::json multiobjective_comparison_json(const MoComparisonReport& report, 
   nlohmann::json aggregate = nlohmann::json::object();
   for (const auto& a : report.aggregate)
     aggregate[a.strategy] = {{"improvement", series(a.improvement)},
-                             {"evaluations_to_match", io::number_or_null(a.evaluations_to_match)}};
+                             {"evaluations_to_match", io::number_or_null(a.evaluations_to_match)},
+                             {"time_to_match", io::number_or_null(a.time_to_match)},
+                             {"time_ratio", io::number_or_null(a.time_ratio)}};
   nlohmann::json j{{"checkpoints", report.checkpoints}, {"baseline", report.baseline}, {"spaces", spaces},
                    {"aggregate", aggregate}};
   if (!report.failures.empty()) j["strategy_failures"] = failures_json(report.failures);
   return j;
 }
+
+namespace {
+
+// A time relative to the baseline's, as a percentage ("never" for +inf, "-" without recorded times).
+std::string relative_time_text(double ratio) {
+  if (std::isnan(ratio)) return "-";
+  if (std::isinf(ratio)) return "never";
+  return fmt::format("{:.0f}%", 100 * ratio);
+}
+
+}  // namespace
 
 void write_multiobjective_table(std::ostream& out, const MoComparisonReport& report, const ComparisonOptions& options,
                                 std::size_t budget) {
@@ -198,17 +213,19 @@ void write_multiobjective_table(std::ostream& out, const MoComparisonReport& rep
         igd += fmt::format("{:>9.4f}", on.median_igd[report.checkpoints[c] - 1]);
         imp += fmt::format("{:>7.0f}%", 100 * on.improvement[c]);
       }
-      out << fmt::format("  {:<{}}{}   vs {}:{}   to match: {:.0f}%\n", on.strategy, width, igd,
-                         report.baseline, imp, 100 * on.evaluations_to_match);
+      out << fmt::format("  {:<{}}{}   vs {}:{}   to match: {:.0f}%, time {}\n", on.strategy, width, igd,
+                         report.baseline, imp, 100 * on.evaluations_to_match, relative_time_text(on.time_to_match));
     }
   }
-  out << fmt::format("Aggregate (median over spaces): improvement over {} at {} evaluations; evaluations "
-                     "needed to match its IGD+ at {}\n",
+  out << fmt::format("Aggregate (median over spaces): improvement over {} at {} evaluations; evaluations and "
+                     "evaluation time needed to match its IGD+ at {} (time: of its time for the whole budget); "
+                     "evaluation time of the whole budget\n",
                      report.baseline, cps, report.checkpoints.empty() ? 0 : budget);
   for (const auto& a : report.aggregate) {
     std::string imp;
     for (double v : a.improvement) imp += fmt::format("{:>7.0f}%", 100 * v);
-    out << fmt::format("  {:<{}}{}   to match: {:.0f}%\n", a.strategy, width, imp, 100 * a.evaluations_to_match);
+    out << fmt::format("  {:<{}}{}   to match: {:.0f}%, time {}   budget time {}\n", a.strategy, width, imp,
+                       100 * a.evaluations_to_match, relative_time_text(a.time_to_match), relative_time_text(a.time_ratio));
   }
   write_failures(out, report.failures, "scored as a run that ended there");
   out << fmt::format("seed {}; {:.1f} s\n", options.seed, report.run_seconds);

@@ -92,6 +92,20 @@ PreparedMoSpace prepare(const ComparisonSpace& cs, const MoComparisonOptions& o)
   return p;
 }
 
+// The tuning clock after each of the first `budget` evaluations (a run that ended early keeps its last value).
+std::vector<double> clock_curve(const Trace& trace, std::size_t budget) {
+  std::vector<double> curve;
+  curve.reserve(budget);
+  double clock = 0;
+  for (std::size_t pos = 0; pos < trace.size() && curve.size() < budget; ++pos) {
+    if (trace[pos].resumed) continue;
+    clock = trace[pos].clock_ms;
+    curve.push_back(clock);
+  }
+  while (curve.size() < budget) curve.push_back(clock);
+  return curve;
+}
+
 // IGD+ after each evaluation, updated incrementally: the distance of every front point to the nearest evaluated
 // point only shrinks, so each new point costs one pass over the front.
 std::vector<double> igd_curve(const Trace& trace, const PreparedMoSpace& p, std::size_t budget,
@@ -161,6 +175,7 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
   const std::size_t n_strategies = all.size(), repeats = static_cast<std::size_t>(options.repeats);
   std::vector<std::vector<double>> curves(spaces.size() * n_strategies * repeats);
   std::vector<std::vector<double>> finals(curves.size());
+  std::vector<std::vector<double>> clocks(curves.size());  // the tuning clock after each evaluation
   std::vector<StrategyFailure> failures;
   std::mutex failures_mutex;
   // Isolated runs start sandboxed workers from these threads.
@@ -183,6 +198,7 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
       failures.push_back({all[k].label, p.result.name, r, result.failure});
     }
     curves[job] = igd_curve(result.trace, p, options.budget, finals[job]);
+    clocks[job] = clock_curve(result.trace, options.budget);
   });
   // Interrupted: IGD+ curves need every run; nothing is scored.
   if (stop_requested()) throw Interrupted();
@@ -200,6 +216,7 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
         hv[r] = hypervolume(finals[first + r], m, ref);
       }
       on.median_hypervolume = median(hv);
+      on.median_clock_ms.resize(options.budget);
       on.median_igd.resize(options.budget);
       on.lower_quartile_igd.resize(options.budget);
       on.upper_quartile_igd.resize(options.budget);
@@ -210,6 +227,9 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
         on.median_igd[e] = median(at);
         on.lower_quartile_igd[e] = support::quantile_of_sorted(at, 0.25);
         on.upper_quartile_igd[e] = support::quantile_of_sorted(at, 0.75);
+        for (std::size_t r = 0; r < repeats; ++r) at[r] = clocks[first + r][e];
+        std::sort(at.begin(), at.end());
+        on.median_clock_ms[e] = median(at);
       }
       // The run whose final IGD+ is the median one shows a typical front.
       std::vector<std::size_t> order(repeats);
@@ -240,12 +260,19 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
         on.improvement.push_back(b > 0 && std::isfinite(b) ? 1.0 - v / b : (v <= b ? 0.0 : -1.0));
       }
       const double target = base_igd.back();
+      const double base_clock = base.median_clock_ms.back();
+      const auto relative_time = [&](double clock) {
+        return base_clock > 0 ? clock / base_clock : std::numeric_limits<double>::quiet_NaN();
+      };
       on.evaluations_to_match = 1.0;
+      on.time_to_match = std::numeric_limits<double>::infinity();
       for (std::size_t e = 0; e < options.budget; ++e)
         if (on.median_igd[e] <= target) {
           on.evaluations_to_match = static_cast<double>(e + 1) / static_cast<double>(options.budget);
+          on.time_to_match = relative_time(on.median_clock_ms[e]);
           break;
         }
+      on.time_ratio = relative_time(on.median_clock_ms.back());
     }
     report.spaces.push_back(std::move(result));
   }
@@ -257,9 +284,16 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
       for (const auto& s : report.spaces) v.push_back(s.strategies[k].improvement[c]);
       agg.improvement.push_back(median(v));
     }
-    std::vector<double> v;
-    for (const auto& s : report.spaces) v.push_back(s.strategies[k].evaluations_to_match);
+    std::vector<double> v, to_match, ratio;
+    for (const auto& s : report.spaces) {
+      v.push_back(s.strategies[k].evaluations_to_match);
+      // Spaces without recorded times (NaN) say nothing about time.
+      if (!std::isnan(s.strategies[k].time_to_match)) to_match.push_back(s.strategies[k].time_to_match);
+      if (!std::isnan(s.strategies[k].time_ratio)) ratio.push_back(s.strategies[k].time_ratio);
+    }
     agg.evaluations_to_match = median(v);
+    agg.time_to_match = median(to_match);
+    agg.time_ratio = median(ratio);
     report.aggregate.push_back(std::move(agg));
   }
   std::sort(failures.begin(), failures.end(), [](const StrategyFailure& a, const StrategyFailure& b) {

@@ -89,6 +89,16 @@ TEST(MultiObjectiveCli, CompareByIgdPlusAgainstRandomSearch) {
   EXPECT_GT(random.at("evaluations_to_match").get<double>(), 0.0);
   EXPECT_LE(random.at("evaluations_to_match").get<double>(), 1.0);
   EXPECT_TRUE(s.at("strategies").at("nsga2").at("median_igd")[1].is_number());
+  // In evaluation time (the thesis's Table 5): relative to random search's median clock after the whole budget, and
+  // no later than the whole budget's own time (the clock only grows).
+  EXPECT_DOUBLE_EQ(random.at("time_ratio").get<double>(), 1.0);
+  for (const char* strategy : {"nsga2", "random_sample"}) {
+    const auto& on = s.at("strategies").at(strategy);
+    ASSERT_TRUE(on.at("time_to_match").is_number()) << strategy;
+    EXPECT_GT(on.at("time_to_match").get<double>(), 0.0) << strategy;
+    EXPECT_LE(on.at("time_to_match").get<double>(), on.at("time_ratio").get<double>() + 1e-12) << strategy;
+  }
+  EXPECT_TRUE(j.at("aggregate").at("nsga2").at("time_ratio").is_number());
   // The spread over the runs: the quartiles around the median at every checkpoint.
   for (const char* strategy : {"nsga2", "random_sample"}) {
     const auto& on = s.at("strategies").at(strategy);
