@@ -20,6 +20,7 @@
 
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/output_file.hpp"
+#include "ktune/repetition.hpp"
 #include "nan_constant.hpp"
 
 namespace ktune::methodology {
@@ -425,11 +426,39 @@ void add_stopping_note(LinePlot& plot) {
   if (any) plot.notes.push_back("Circles mark where the real runs end; after them the last value is carried forward.");
 }
 
+// The 95% confidence band of the mean of P over the spaces at each time point (Student's t over the spaces, as the
+// algorithm-design paper shades its curves); empty with fewer than two spaces.
+void confidence_band(const ComparisonReport& report, std::size_t strategy, Series& s) {
+  const std::size_t n = report.spaces.size(), points = s.ys.size();
+  if (n < 2) return;
+  const double t = t_quantile_95(n - 1);
+  s.band_low.assign(points, std::numeric_limits<double>::quiet_NaN());
+  s.band_high = s.band_low;
+  for (std::size_t i = 0; i < points; ++i) {
+    double sum = 0, squares = 0;
+    bool finite = true;
+    for (const SpaceResult& space : report.spaces) {
+      const auto& p = space.strategies[strategy].performance;
+      const double v = i < p.size() ? p[i] : std::numeric_limits<double>::quiet_NaN();
+      finite = finite && std::isfinite(v);
+      sum += v;
+      squares += v * v;
+    }
+    if (!finite) continue;
+    const double mean = sum / static_cast<double>(n);
+    const double variance = std::max(0.0, (squares - sum * mean) / static_cast<double>(n - 1));
+    const double half = t * std::sqrt(variance / static_cast<double>(n));
+    s.band_low[i] = mean - half;
+    s.band_high[i] = mean + half;
+  }
+}
+
 std::string aggregate_figure(const ComparisonReport& report) {
   LinePlot plot;
   plot.title = "Aggregate performance";
-  plot.subtitle = fmt::format("mean of P over {} search space{}; score = mean over time ± standard deviation",
-                              report.spaces.size(), report.spaces.size() == 1 ? "" : "s");
+  plot.subtitle = fmt::format("mean of P over {} search space{}{}; score = mean over time ± standard deviation",
+                              report.spaces.size(), report.spaces.size() == 1 ? "" : "s",
+                              report.spaces.size() > 1 ? " with its 95% confidence band" : "");
   plot.x_label = "relative time (0 = start, 1 = end of each space's time range)";
   plot.y_label = "mean performance P";
   for (const AggregateResult& a : report.aggregate) {
@@ -440,6 +469,7 @@ std::string aggregate_figure(const ComparisonReport& report) {
     s.xs = relative_times(s.ys.size());
     s.marker = stopping_index(a.real_stopping_fraction, s.ys.size());
     s.marker_title = stopping_title(a.strategy, a.real_stopping_fraction) + " (median over spaces)";
+    confidence_band(report, strategy_index(report, a.strategy), s);
     plot.series.push_back(std::move(s));
   }
   performance_axis(plot);

@@ -341,6 +341,23 @@ TEST(SvgReport, IndexEmbedsEveryFigure) {
   EXPECT_FALSE(contains(html, kOdd));
 }
 
+// The algorithm-design paper's 95% confidence band: over the two spaces, mean ± t(0.975, 1) * sd / sqrt(2), one
+// polygon per stretch of finite values (the odd strategy's -inf on one space at point 20 splits its band in two).
+TEST(SvgReport, AggregateShadesTheConfidenceBandOverSpaces) {
+  const std::string svg = read_text(written_report() / "aggregate.svg");
+  EXPECT_TRUE(contains(svg, "with its 95% confidence band"));
+  EXPECT_EQ(count(svg, "<polygon"), 3u);
+  // One space: no band.
+  ComparisonReport one = small_report();
+  one.spaces.pop_back();
+  const auto dir = temp_root() / "one_space";
+  write_svg_report(one, dir.string());
+  const std::string single = read_text(dir / "aggregate.svg");
+  EXPECT_EQ(count(single, "<polygon"), 0u);
+  EXPECT_FALSE(contains(single, "confidence band"));
+  EXPECT_EQ(xml_problem(single), "");
+}
+
 TEST(SvgReport, NanBreaksTheLine) {
   ComparisonReport report = small_report();
   report.spaces[0].strategies[0].performance[10] = std::nan("");

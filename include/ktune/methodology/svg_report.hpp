@@ -12,7 +12,8 @@ namespace ktune::methodology {
 
 // Writes into `directory` (created if needed):
 // - aggregate.svg: the aggregate performance over relative time (0 = T[0], 1 = T[-1]) per strategy, with random
-//   search (P = 0) and the optimum (P = 1) as dashed lines; the legend gives each score ± error;
+//   search (P = 0) and the optimum (P = 1) as dashed lines, and, over two or more spaces, the 95% confidence band
+//   of the mean (Student's t over the spaces); the legend gives each score ± error;
 // - space_<name>.svg per space: P(T) per strategy on that space; space_<name>_values.svg: the objective values over
 //   time in seconds, the random-search baseline R(T), each strategy's curve C(T) and the optimum (in <name>,
 //   characters other than letters, digits, '.', '_' and '-' become '_', and a number is appended if two spaces
