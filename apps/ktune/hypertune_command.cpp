@@ -15,6 +15,8 @@
 #include <fmt/ranges.h>
 
 #include "commands.hpp"
+#include "ktune/io/input_error.hpp"
+#include "ktune/io/output_file.hpp"
 #include "number_options.hpp"
 #include "progress_line.hpp"
 #include "ktune/jobs/hypertuning.hpp"
@@ -30,6 +32,7 @@ struct HypertuneOptions {
   std::optional<double> time_limit;
   bool json = false, quiet = false;
   std::size_t top = 10;
+  std::string plot_dir;
 };
 
 // Settings scored / settings to score, elapsed and estimated time left, best score so far (see ProgressLine).
@@ -94,10 +97,15 @@ int run_hypertune(HypertuneOptions& o) {
   };
   std::optional<Hypertuning> job;
   try {
+    // Before any scoring: a figures directory that cannot be written is refused at once.
+    if (!o.plot_dir.empty()) io::check_output_path(o.plot_dir + "/index.html", "--plot");
     job.emplace(o.request);
   } catch (const JobError& e) {
     std::cerr << "ktune hypertune: error: " << e.what() << "\n";
     return e.kind() == JobError::Kind::request ? kExitUsage : kExitInputError;
+  } catch (const io::InputError& e) {
+    std::cerr << "ktune hypertune: error: " << e.what() << "\n";
+    return kExitInputError;
   }
   Progress progress(job->settings_to_score(), !o.quiet);
   const HypertuneOutcome out = job->run({&progress});
@@ -112,6 +120,15 @@ int run_hypertune(HypertuneOptions& o) {
     std::cout << hypertune_report_json(*job, out).dump(2) << "\n";
   else
     write_hypertune_report(std::cout, *job, out, o.top);
+  if (!o.plot_dir.empty() && out.scored > 0) {
+    try {
+      write_hypertune_figures(*job, out, o.plot_dir);
+    } catch (const io::InputError& e) {
+      std::cerr << "ktune hypertune: error: " << e.what() << "\n";
+      return kExitInputError;
+    }
+    if (!o.json) std::cout << "figures: " << o.plot_dir << "/index.html\n";
+  }
   if (const auto why = nothing_scored(out)) {  // a run that scored nothing is no result
     std::cerr << "ktune hypertune: error: " << *why << "\n";
     return kExitInputError;
@@ -166,6 +183,9 @@ Command add_hypertune_command(CLI::App& app) {
       ->check(real_number(0, 1e9, true));
   sub->add_flag("--charge-strategy-time", o->request.charge_strategy_time,
                 "Advance each run's clock by its strategy's own time too, as live (not reproducible exactly)");
+  sub->add_option("--plot", o->plot_dir,
+                  "Write SVG figures (the distribution of the settings' scores, the score by each hyperparameter) and "
+                  "an index.html into this directory");
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");
   sub->add_flag("--quiet", o->quiet, "No progress line or warnings");
   return {sub, [o] { return run_hypertune(*o); }};

@@ -9,6 +9,7 @@
 
 #include "ktune/jobs/hypertuning.hpp"
 #include "ktune/methodology/hyperparameter_space.hpp"
+#include "ktune/methodology/svg_report.hpp"
 
 namespace ktune {
 namespace {
@@ -81,6 +82,26 @@ void write_hypertune_report(std::ostream& os, const Hypertuning& job, const Hype
                       s.closest_to_mean.score);
   }
   if (!r.output_path.empty()) os << "results: " << r.output_path << "\n";
+}
+
+void write_hypertune_figures(const Hypertuning& job, const HypertuneOutcome& out, const std::string& directory) {
+  methodology::HyperparameterScores scores;
+  scores.strategy = job.request().strategy;
+  for (std::size_t i = 0; i < out.scored; ++i) {
+    const ScoredSettingRow& row = out.rows[i];
+    if (scores.hyperparameters.empty())
+      for (const auto& [name, value] : row.settings) scores.hyperparameters.push_back(name);
+    methodology::HyperparameterScores::Setting setting;
+    for (const auto& [name, value] : row.settings) setting.values.push_back(value);
+    setting.score = row.score;
+    scores.settings.push_back(std::move(setting));
+    if (job.is_reference(row)) {
+      scores.has_reference = true;
+      scores.reference_label = job.request().reference.empty() ? "defaults" : "reference";
+      scores.reference_score = row.score;
+    }
+  }
+  methodology::write_svg_report(scores, directory);
 }
 
 std::optional<std::string> nothing_scored(const HypertuneOutcome& out) {

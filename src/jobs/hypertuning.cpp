@@ -57,6 +57,14 @@ struct Hypertuning::State {
   void open_spaces();
   void open_cache();
   std::vector<ScoredSettingRow> rows_of(const TuningResult& result) const;
+  // Whether a row's grid values are the reference's (a row's label names the grid's values only, the reference's
+  // label every hyperparameter, so labels do not tell).
+  bool is_reference(const ScoredSettingRow& row) const {
+    const Hyperparameters reference = Hyperparameters::resolve(info->name, info->hyperparameters,
+                                                               reference_spec.hyperparameters);
+    return std::all_of(row.settings.begin(), row.settings.end(),
+                       [&](const auto& setting) { return same_value(reference.get(setting.first), setting.second); });
+  }
   void test(HypertuneOutcome& out) const;
   void confirm(HypertuneOutcome& out) const;
 };
@@ -349,7 +357,7 @@ HypertuneOutcome Hypertuning::run(const std::vector<TuningListener*>& listeners)
     for (const auto& row : out.rows) {
       if (row.status != Status::ok) continue;
       settings.push_back({row.label, row.space_scores});
-      if (row.label == s.reference_spec.label && row.space_scores.size() == s.training_spaces.size())
+      if (s.is_reference(row) && row.space_scores.size() == s.training_spaces.size())
         defaults = settings.back();
     }
     try {
@@ -393,6 +401,7 @@ std::size_t Hypertuning::settings_to_score() const {
 }
 const std::string& Hypertuning::defaults_label() const { return state_->reference_spec.label; }
 const std::vector<std::pair<std::string, Value>>& Hypertuning::fixed_hyperparameters() const { return state_->fixed; }
+bool Hypertuning::is_reference(const ScoredSettingRow& row) const { return state_->is_reference(row); }
 std::vector<std::string> Hypertuning::training_space_names() const { return state_->training->space_names(); }
 std::vector<std::string> Hypertuning::test_space_names() const {
   return state_->testing ? state_->testing->space_names() : std::vector<std::string>{};

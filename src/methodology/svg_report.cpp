@@ -21,6 +21,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/output_file.hpp"
 #include "ktune/repetition.hpp"
+#include "support/quantile.hpp"
 #include "nan_constant.hpp"
 
 namespace ktune::methodology {
@@ -799,6 +800,139 @@ std::string index_page(const ComparisonReport& report, const std::vector<std::st
   return html;
 }
 
+// --- hyperparameter grids ------------------------------------------------------------------------------------------
+
+std::string score_distribution_figure(const HyperparameterScores& h) {
+  LinePlot plot;
+  plot.title = "Scores of " + h.strategy + "'s settings";
+  plot.subtitle = fmt::format("empirical distribution of the aggregate score over {} setting{}",
+                              h.settings.size(), h.settings.size() == 1 ? "" : "s");
+  plot.x_label = "aggregate score";
+  plot.y_label = "fraction of settings scoring at most this";
+  std::vector<double> scores;
+  for (const auto& setting : h.settings) scores.push_back(setting.score);
+  std::sort(scores.begin(), scores.end());
+  Series all;
+  all.label = "settings";
+  all.style = strategy_style(0);
+  for (std::size_t i = 0; i < scores.size(); ++i) {
+    // A step: the fraction jumps at each score.
+    all.xs.push_back(scores[i]);
+    all.ys.push_back(static_cast<double>(i) / static_cast<double>(scores.size()));
+    all.xs.push_back(scores[i]);
+    all.ys.push_back(static_cast<double>(i + 1) / static_cast<double>(scores.size()));
+  }
+  plot.series.push_back(std::move(all));
+  const auto fraction_at = [&](double score) {
+    return static_cast<double>(std::upper_bound(scores.begin(), scores.end(), score) - scores.begin()) /
+           static_cast<double>(std::max<std::size_t>(scores.size(), 1));
+  };
+  if (!scores.empty()) {
+    Series best;
+    best.label = fmt::format("best: {}", score_text(scores.back()));
+    best.style = strategy_style(2);
+    best.points_only = true;
+    best.xs = {scores.back()};
+    best.ys = {1.0};
+    plot.series.push_back(std::move(best));
+  }
+  if (h.has_reference) {
+    Series reference;
+    reference.label = fmt::format("{}: {}", h.reference_label, score_text(h.reference_score));
+    reference.style = strategy_style(1);
+    reference.points_only = true;
+    reference.hollow = true;
+    reference.xs = {h.reference_score};
+    reference.ys = {fraction_at(h.reference_score)};
+    plot.series.push_back(std::move(reference));
+  }
+  plot.x_min = scores.empty() ? 0 : scores.front();
+  plot.x_max = scores.empty() ? 1 : scores.back();
+  if (h.has_reference) {
+    plot.x_min = std::min(plot.x_min, h.reference_score);
+    plot.x_max = std::max(plot.x_max, h.reference_score);
+  }
+  widen(plot.x_min, plot.x_max);
+  const double pad = 0.03 * (plot.x_max - plot.x_min);
+  plot.x_min -= pad;
+  plot.x_max += pad;
+  plot.y_min = 0;
+  plot.y_max = 1;
+  return LinePlotRenderer(plot).render();
+}
+
+std::string hyperparameter_figure(const HyperparameterScores& h, std::size_t p) {
+  LinePlot plot;
+  plot.title = fmt::format("{}: score by {}", h.strategy, h.hyperparameters[p]);
+  plot.subtitle = fmt::format("every scored setting (dots) and the median per value (line), {} settings",
+                              h.settings.size());
+  plot.y_label = "aggregate score";
+  bool numeric = true;
+  for (const auto& setting : h.settings) numeric = numeric && setting.values[p].is_numeric();
+  // The values in order: numbers ascending, anything else in order of appearance, placed at 0, 1, 2, ...
+  std::vector<std::string> names;
+  std::vector<double> positions;
+  const auto x_of = [&](const Value& v) {
+    if (numeric) return v.to_double();
+    const std::string name = v.repr();
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it != names.end()) return static_cast<double>(it - names.begin());
+    names.push_back(name);
+    return static_cast<double>(names.size() - 1);
+  };
+  Series dots;
+  dots.label = "settings";
+  dots.style = strategy_style(0);
+  dots.points_only = true;
+  dots.hollow = true;
+  std::vector<std::pair<double, double>> points;
+  for (const auto& setting : h.settings) points.emplace_back(x_of(setting.values[p]), setting.score);
+  for (const auto& [x, y] : points) {
+    dots.xs.push_back(x);
+    dots.ys.push_back(y);
+  }
+  std::sort(points.begin(), points.end());
+  Series medians;
+  medians.label = "median per value";
+  medians.style = strategy_style(1);
+  for (std::size_t i = 0; i < points.size();) {
+    std::size_t j = i;
+    std::vector<double> ys;
+    while (j < points.size() && points[j].first == points[i].first) ys.push_back(points[j++].second);
+    std::sort(ys.begin(), ys.end());
+    medians.xs.push_back(points[i].first);
+    medians.ys.push_back(support::quantile_of_sorted(ys, 0.5));
+    i = j;
+  }
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, y_lo = lo, y_hi = -lo;
+  for (const auto& [x, y] : points) {
+    lo = std::min(lo, x), hi = std::max(hi, x);
+    y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+  }
+  if (numeric) {
+    plot.x_label = h.hyperparameters[p];
+    plot.x_log = spans_decades(lo, hi);
+    widen(lo, hi);
+    const double pad = plot.x_log ? 0 : 0.04 * (hi - lo);
+    plot.x_min = lo - pad;
+    plot.x_max = hi + pad;
+  } else {
+    plot.x_label = h.hyperparameters[p] + " (position of the value, below)";
+    std::string legend;
+    for (std::size_t k = 0; k < names.size(); ++k) legend += fmt::format("{}{} = {}", k ? ", " : "", k, names[k]);
+    plot.notes.push_back("Values: " + legend + ".");
+    plot.x_min = -0.5;
+    plot.x_max = static_cast<double>(std::max<std::size_t>(names.size(), 1)) - 0.5;
+  }
+  widen(y_lo, y_hi);
+  const double y_pad = 0.05 * (y_hi - y_lo);
+  plot.y_min = y_lo - y_pad;
+  plot.y_max = y_hi + y_pad;
+  plot.series.push_back(std::move(dots));
+  plot.series.push_back(std::move(medians));
+  return LinePlotRenderer(plot).render();
+}
+
 }  // namespace
 
 void write_svg_report(const ComparisonReport& report, const std::string& directory) {
@@ -854,6 +988,32 @@ void write_svg_report(const MoComparisonReport& report, const std::vector<Object
     html += fmt::format("<h2>{0}</h2>\n<img src=\"{1}_igd.svg\" alt=\"IGD+ over evaluations on {0}\">\n"
                         "<img src=\"{1}_front.svg\" alt=\"Pareto fronts on {0}\">\n",
                         name, stem);
+  }
+  html += "</body>\n</html>\n";
+  write_file(dir / "index.html", html);
+}
+
+void write_svg_report(const HyperparameterScores& scores, const std::string& directory) {
+  const std::filesystem::path dir(directory);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw io::InputError(directory, "",
+                         fmt::format("cannot create the report directory: {}", ec ? ec.message() : "not a directory"));
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Hyperparameter tuning</title>\n"
+      "<style>body{font-family:sans-serif;margin:2em;color:#222}img{display:block;max-width:100%;margin:1em 0}"
+      "</style>\n</head>\n<body>\n<h1>Hyperparameter tuning of " + xml_escape(scores.strategy) + "</h1>\n";
+  write_file(dir / "score_distribution.svg", score_distribution_figure(scores));
+  html += "<img src=\"score_distribution.svg\" alt=\"distribution of the settings' scores\">\n";
+  std::set<std::string> taken;
+  for (std::size_t p = 0; p < scores.hyperparameters.size(); ++p) {
+    const std::string base = "hyperparameter_" + file_safe(scores.hyperparameters[p]);
+    std::string stem = base;
+    for (int k = 2; taken.contains(stem); ++k) stem = fmt::format("{}_{}", base, k);
+    taken.insert(stem);
+    write_file(dir / (stem + ".svg"), hyperparameter_figure(scores, p));
+    html += fmt::format("<img src=\"{}.svg\" alt=\"score by {}\">\n", stem, xml_escape(scores.hyperparameters[p]));
   }
   html += "</body>\n</html>\n";
   write_file(dir / "index.html", html);

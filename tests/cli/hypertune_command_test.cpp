@@ -149,6 +149,34 @@ TEST(HypertuneCommand, AMetaStrategyWithABudgetAndHumanOutput) {
   EXPECT_TRUE(contains(run.out, "random_sample")) << run.out;
 }
 
+// --plot: the distribution of the six settings' scores (the defaults marked: the grid holds genetic_algorithm's
+// popsize 10 and single_point) and one figure per hyperparameter, embedded by index.html.
+TEST(HypertuneCommand, PlotsTheScoreDistributionAndEachHyperparameter) {
+  const auto dir = cli_temp_dir() / "hypertune_plots";
+  std::filesystem::remove_all(dir);
+  const std::string grid = cli_write_temp("ga_plot_hyperspace.json", R"({"ConfigurationSpace": {"TuningParameters": [
+      {"Name": "popsize", "Type": "int", "Values": "[5, 10, 20]"},
+      {"Name": "method", "Type": "string", "Values": "['single_point', 'two_point']"}], "Conditions": []}})");
+  const KtuneRun run = run_ktune("hypertune --strategy genetic_algorithm --repeats 2 --seed 1 --hyperspace " +
+                                 quoted(grid) + " --spaces " + kTrain + " --plot " + quoted(dir.string()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(contains(run.out, "figures: ")) << run.out;
+  const std::string distribution = read_text(dir / "score_distribution.svg");
+  EXPECT_TRUE(contains(distribution, "over 6 settings")) << distribution;
+  EXPECT_TRUE(contains(distribution, "defaults: ")) << "popsize 10 and single_point are genetic_algorithm's defaults";
+  EXPECT_TRUE(contains(distribution, "best: "));
+  for (const char* name : {"popsize", "method"}) {
+    const std::string figure = read_text(dir / (std::string("hyperparameter_") + name + ".svg"));
+    EXPECT_TRUE(contains(figure, std::string("score by ") + name)) << name;
+    EXPECT_TRUE(contains(read_text(dir / "index.html"), std::string("hyperparameter_") + name + ".svg")) << name;
+  }
+  EXPECT_TRUE(contains(read_text(dir / "hyperparameter_method.svg"), "0 = &apos;single_point&apos;"));
+  const KtuneRun unwritable = run_ktune("hypertune --strategy genetic_algorithm --repeats 1 --hyperspace " +
+                                        quoted(grid) + " --spaces " + kTrain + " --plot /proc/nope");
+  EXPECT_EQ(unwritable.exit_code, 1);
+  EXPECT_TRUE(contains(unwritable.err, "--plot")) << unwritable.err;
+}
+
 TEST(HypertuneCommand, Errors) {
   const KtuneRun unknown = run_ktune("hypertune --strategy nope --spaces " + kTrain);
   EXPECT_EQ(unknown.exit_code, 2);

@@ -114,6 +114,8 @@ class Hypertuning {
   std::size_t settings_to_score() const;
   const std::string& defaults_label() const;
   const std::vector<std::pair<std::string, Value>>& fixed_hyperparameters() const;
+  // Whether a row's grid values are those of the settings to beat (--defaults, else the strategy's defaults).
+  bool is_reference(const ScoredSettingRow& row) const;
   std::vector<std::string> training_space_names() const;
   std::vector<std::string> test_space_names() const;  // empty without test spaces
   const std::vector<std::string>& warnings() const;   // about the grid
@@ -131,6 +133,11 @@ nlohmann::json hypertune_report_json(const Hypertuning& job, const HypertuneOutc
 // The text report: what was scored, the `top` best settings, train vs test, confirmation, cross-validation.
 void write_hypertune_report(std::ostream& out, const Hypertuning& job, const HypertuneOutcome& outcome,
                             std::size_t top);
+
+// The figures of the scored settings (methodology::write_svg_report for a HyperparameterScores: the distribution
+// of the scores, the defaults marked when they were scored, and the score by each hyperparameter's value) in
+// `directory`. Throws io::InputError when it cannot be written.
+void write_hypertune_figures(const Hypertuning& job, const HypertuneOutcome& outcome, const std::string& directory);
 
 // Why a finished (not interrupted) run is no result, when it scored no setting at all (every one failed, or none was
 // tried), naming the first failure; nullopt when something was scored.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ktune/methodology/comparison.hpp"
+#include "ktune/value.hpp"
 #include "ktune/methodology/multiobjective_comparison.hpp"
 
 namespace ktune::methodology {
@@ -31,5 +32,23 @@ void write_svg_report(const ComparisonReport& report, const std::string& directo
 // parallel coordinates of the normalised objectives), and index.html.
 void write_svg_report(const MoComparisonReport& report, const std::vector<Objective>& objectives,
                       const std::string& directory);
+
+// The scores of a hyperparameter grid (`ktune hypertune --plot`; the tuning-the-tuner paper's score distributions).
+struct HyperparameterScores {
+  std::string strategy;
+  std::vector<std::string> hyperparameters;  // the grid's, in order
+  struct Setting {
+    std::vector<Value> values;  // per hyperparameter
+    double score = 0;
+  };
+  std::vector<Setting> settings;  // the scored ones
+  std::string reference_label;    // the settings to beat (the defaults), when among them
+  double reference_score = 0;
+  bool has_reference = false;
+};
+// score_distribution.svg: the empirical distribution of the settings' aggregate scores, the reference and the best
+// marked; per hyperparameter, hyperparameter_<name>.svg: every setting's score against its value, with the median
+// per value joined (how much the hyperparameter matters); index.html embedding them.
+void write_svg_report(const HyperparameterScores& scores, const std::string& directory);
 
 }  // namespace ktune::methodology
