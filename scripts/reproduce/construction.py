@@ -10,6 +10,7 @@ Exits 1 if any count differs from the index (the paper's counts)."""
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -20,6 +21,14 @@ def build(ktune, path, form):
     if out.returncode != 0:
         sys.exit(f"ktune space {path} failed: {out.stderr.strip()}")
     return json.loads(out.stdout)
+
+
+def parameters_per_constraint(space):
+    """The number of constraints as given and the mean number of distinct parameters each names (the paper's space
+    statistics), from `ktune space --json`'s constraints and parameters."""
+    names = {p["name"] for p in space["parameters"]}
+    counts = [len(set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", c)) & names) for c in space["constraints"]]
+    return len(counts), (sum(counts) / len(counts) if counts else 0.0)
 
 
 def main():
@@ -44,7 +53,9 @@ def main():
             got = runs[0]["valid_configs"]
             ok = got == entry["valid_configs"] and lazy[0]["valid_configs"] == got
             wrong += not ok
+            constraints, per_constraint = parameters_per_constraint(runs[0])
             rows.append({
+                "constraints": constraints, "parameters_per_constraint": per_constraint,
                 "file": entry["file"], "set": group, "dimensions": len(runs[0]["parameters"]),
                 "cartesian_size": runs[0]["cartesian_size"], "valid_configs": got, "expected": entry["valid_configs"],
                 "ok": ok, "seconds": min(r["construction_seconds"] for r in runs),
@@ -52,16 +63,26 @@ def main():
                 "lazy_seconds": min(r["construction_seconds"] for r in lazy),
             })
 
-    print(f"{'space':<44} {'dims':>4} {'cartesian':>12} {'valid':>10} {'groups':>6} {'ms':>9} {'lazy ms':>9}  count")
+    print(f"{'space':<44} {'dims':>4} {'cons':>4} {'p/c':>4} {'cartesian':>14} {'valid':>10} {'groups':>6} {'ms':>9}"
+          f" {'lazy ms':>9}  count")
     for r in rows:
         lazy_ms = f"{1e3 * r['lazy_seconds']:9.2f}" if r["lazy"] else f"{'-':>9}"
-        print(f"{os.path.basename(r['file']):<44} {r['dimensions']:>4} {r['cartesian_size']:>12} {r['valid_configs']:>10}"
+        print(f"{os.path.basename(r['file']):<44} {r['dimensions']:>4} {r['constraints']:>4}"
+              f" {r['parameters_per_constraint']:4.1f} {r['cartesian_size']:>14} {r['valid_configs']:>10}"
               f" {r['groups']:>6} {1e3 * r['seconds']:9.2f} {lazy_ms}  {'ok' if r['ok'] else 'WRONG (index: %d)' % r['expected']}")
     for group in ("realworld", "synthetic"):
         part = [r for r in rows if r["set"] == group]
         times = [r["seconds"] for r in part]
         print(f"\n{group}: {len(part)} spaces, total {1e3 * sum(times):.1f} ms, median {1e3 * statistics.median(times):.2f} ms,"
               f" max {1e3 * max(times):.1f} ms ({max(part, key=lambda r: r['seconds'])['file']})")
+        # What brute force would enumerate (every combination, each checked against the constraints) against what
+        # the solver lists.
+        cartesian = sum(r["cartesian_size"] for r in part)
+        valid = sum(r["valid_configs"] for r in part)
+        per_constraint = [r["parameters_per_constraint"] for r in part if r["constraints"]]
+        print(f"  brute force: {cartesian:.4g} combinations, {valid:.4g} valid ({100 * valid / cartesian:.3g} %);"
+              f" {sum(r['constraints'] for r in part)} constraints, on average"
+              f" {statistics.mean(per_constraint) if per_constraint else 0:.2f} parameters each")
     synthetic = [r for r in rows if r["set"] == "synthetic"]
     print("\nsynthetic spaces by dimension count (total construction ms):")
     for d in sorted({r["dimensions"] for r in synthetic}):
