@@ -183,6 +183,16 @@ Command add_hypertune_command(CLI::App& app) {
       ->check(real_number(0, 1e9, true));
   sub->add_flag("--charge-strategy-time", o->request.charge_strategy_time,
                 "Advance each run's clock by its strategy's own time too, as live (not reproducible exactly)");
+  sub->add_option("--objectives", o->request.objectives,
+                  "Two or more objectives NAME[:min|:max] (comma-separated or repeated): a multi-objective strategy's "
+                  "settings are scored by their improvement of IGD+ over random search")
+      ->delimiter(',');
+  sub->add_option("--evaluations", o->request.evaluations, "With --objectives: evaluations per run")
+      ->capture_default_str()
+      ->check(whole_number(1));
+  sub->add_option("--checkpoints", o->request.checkpoints,
+                  "With --objectives: evaluation counts whose improvements are averaged (default 50 100 150 200)")
+      ->check(whole_number(1));
   sub->add_option("--plot", o->plot_dir,
                   "Write SVG figures (the distribution of the settings' scores, the score by each hyperparameter) and "
                   "an index.html into this directory");

@@ -28,6 +28,7 @@ void write_hypertune_report(std::ostream& os, const Hypertuning& job, const Hype
                     r.charge_strategy_time ? ", strategy time charged to the clock" : "", out.result.wall_seconds,
                     to_string(out.result.stop_reason));
   const std::size_t shown = std::min(top, out.rows.size());
+  if (!r.objectives.empty()) os << "score: " << job.score_measure() << " (mean over the checkpoints and spaces)\n";
   os << fmt::format("  {:>8}  setting\n", "score");
   for (std::size_t i = 0; i < shown; ++i) {
     const ScoredSettingRow& row = out.rows[i];

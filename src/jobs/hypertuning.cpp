@@ -15,6 +15,7 @@
 #include "ktune/methodology/comparison.hpp"
 #include "ktune/methodology/hyperparameter_evaluator.hpp"
 #include "ktune/methodology/hyperparameter_space.hpp"
+#include "ktune/methodology/setting_scorer.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/isolated_plugins.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
@@ -33,7 +34,9 @@ struct Hypertuning::State {
   std::optional<SearchSpace> space;
   ComparisonOptions comparison_options;
   std::vector<ComparisonSpace> training_spaces, test_spaces;
-  std::optional<Comparison> training, testing;
+  std::optional<Comparison> training, testing;  // training: scored by the methodology (no --objectives)
+  std::vector<std::string> space_names;          // the training spaces, as the scorer names them
+  std::string measure;                           // what a score is (SettingScorer::measure)
   std::vector<std::pair<std::string, Value>> fixed;
   std::string fixed_text;
   std::unique_ptr<HyperparameterEvaluator> evaluator;
@@ -149,9 +152,39 @@ void Hypertuning::State::open_spaces() {
   comparison_options.isolation_seconds = request.isolation_seconds;
   comparison_options.charge_strategy_time = request.charge_strategy_time;
   comparison_options.partition = request.partition;
+  const bool igd_plus = !request.objectives.empty();
+  methodology::MoComparisonOptions mo;
+  if (igd_plus) {
+    if (!request.test_spaces.empty() || !request.cross_validation.empty() || request.confirm > 0)
+      refuse_request("scored by IGD+ (--objectives), a run takes no --test-spaces, --cv or --confirm");
+    if (request.charge_strategy_time) refuse_request("scored by IGD+ (--objectives), runs count evaluations, not time");
+    try {
+      mo.objectives = parse_objectives(request.objectives);
+    } catch (const std::invalid_argument& e) {
+      refuse_request(e.what());
+    }
+    if (mo.objectives.size() < 2) refuse_request("--objectives needs at least two objectives");
+    if (request.evaluations == 0) refuse_request("--evaluations must be at least 1");
+    for (std::size_t c : request.checkpoints)
+      if (c == 0 || c > request.evaluations)
+        refuse_request(fmt::format("checkpoint {} is outside 1..{} evaluations", c, request.evaluations));
+    mo.budget = request.evaluations;
+    mo.checkpoints = request.checkpoints;
+    mo.repeats = request.repeats;
+    mo.seed = request.seed;
+    mo.threads = request.threads;
+    mo.isolate = request.isolate;
+    mo.isolation_seconds = request.isolation_seconds;
+  }
+  std::shared_ptr<const methodology::SettingScorer> scorer;
   try {
     training_spaces = load_spaces(request.spaces, request.threads);
-    training.emplace(training_spaces, comparison_options);
+    if (igd_plus) {
+      scorer = std::make_shared<methodology::IgdPlusScorer>(training_spaces, mo);
+    } else {
+      training.emplace(training_spaces, comparison_options);
+      scorer = std::make_shared<methodology::ComparisonScorer>(*training);
+    }
     if (!request.test_spaces.empty()) {
       test_spaces = load_spaces(request.test_spaces, request.threads);
       testing.emplace(test_spaces, comparison_options);
@@ -161,7 +194,9 @@ void Hypertuning::State::open_spaces() {
   }
   fixed = methodology::fixed_hyperparameters(*info, space->problem(), reference_spec.hyperparameters);
   fixed_text = settings_text(fixed);
-  evaluator = std::make_unique<HyperparameterEvaluator>(*space, request.strategy, *training, fixed);
+  evaluator = std::make_unique<HyperparameterEvaluator>(*space, request.strategy, scorer, fixed);
+  space_names = scorer->space_names();
+  measure = scorer->measure();
 }
 
 void Hypertuning::State::open_cache() {
@@ -188,6 +223,12 @@ void Hypertuning::State::open_cache() {
                                request.output_path, cached,
                                request.charge_strategy_time ? "charges" : "does not charge",
                                request.charge_strategy_time ? "without" : "with"));
+    const Measurement* scored_by = r.find("score_measure");
+    const std::string cached_measure = scored_by && scored_by->value.is_string() ? scored_by->value.as_string()
+                                                                                  : std::string("methodology score");
+    if (cached_measure != measure)
+      refuse_input(fmt::format("{}: its settings were scored by {}, this run by {} (another --output)",
+                               request.output_path, cached_measure, measure));
     const Measurement* m = r.find("fixed_hyperparameters");
     if (!m) {
       ++unknown_fixed;
@@ -242,7 +283,7 @@ std::vector<ScoredSettingRow> Hypertuning::State::rows_of(const TuningResult& re
       row.message = scored->message;
     } else if (const auto r = resumed.records.find(e.index); r != resumed.records.end()) {
       // Resumed: the per-space scores as the file has them (a file from other training spaces has none of these).
-      for (const auto& name : training->space_names()) {
+      for (const auto& name : space_names) {
         const auto v = r->second.objective("score_" + name);
         if (!v) {
           row.space_scores.clear();
@@ -402,7 +443,8 @@ std::size_t Hypertuning::settings_to_score() const {
 const std::string& Hypertuning::defaults_label() const { return state_->reference_spec.label; }
 const std::vector<std::pair<std::string, Value>>& Hypertuning::fixed_hyperparameters() const { return state_->fixed; }
 bool Hypertuning::is_reference(const ScoredSettingRow& row) const { return state_->is_reference(row); }
-std::vector<std::string> Hypertuning::training_space_names() const { return state_->training->space_names(); }
+const std::string& Hypertuning::score_measure() const { return state_->measure; }
+std::vector<std::string> Hypertuning::training_space_names() const { return state_->space_names; }
 std::vector<std::string> Hypertuning::test_space_names() const {
   return state_->testing ? state_->testing->space_names() : std::vector<std::string>{};
 }
@@ -423,6 +465,7 @@ nlohmann::json hypertune_report_json(const Hypertuning& job, const HypertuneOutc
   out["settings_total"] = s.space->size();
   out["defaults_label"] = s.reference_spec.label;
   out["fixed_hyperparameters"] = settings_json(s.fixed);
+  out["score_measure"] = s.measure;
   out["training_spaces"] = training_names;
   out["repeats"] = s.request.repeats;
   out["seed"] = s.request.seed;

@@ -26,11 +26,17 @@ std::string utc_timestamp() {
 HyperparameterEvaluator::HyperparameterEvaluator(const SearchSpace& hyperspace, std::string strategy,
                                                  const Comparison& training,
                                                  std::vector<std::pair<std::string, Value>> fixed)
+    : HyperparameterEvaluator(hyperspace, std::move(strategy), std::make_shared<ComparisonScorer>(training),
+                              std::move(fixed)) {}
+
+HyperparameterEvaluator::HyperparameterEvaluator(const SearchSpace& hyperspace, std::string strategy,
+                                                 std::shared_ptr<const SettingScorer> scorer,
+                                                 std::vector<std::pair<std::string, Value>> fixed)
     : space_(hyperspace),
       strategy_(std::move(strategy)),
-      training_(training),
+      scorer_(std::move(scorer)),
       fixed_(std::move(fixed)),
-      space_names_(training.space_names()) {
+      space_names_(scorer_->space_names()) {
   if (!find_strategy(strategy_)) (void)make_strategy(strategy_);  // throws, listing the known strategies
 }
 
@@ -43,10 +49,10 @@ EvaluationOutcome HyperparameterEvaluator::evaluate(std::size_t index) {
     StrategySpec spec{s.label, strategy_, settings};
     spec.hyperparameters.insert(spec.hyperparameters.end(), fixed_.begin(), fixed_.end());
     (void)make_strategy(spec.name, spec.hyperparameters);  // rejects a bad combination before any run
-    const ComparisonReport report = training_.run({spec});
-    if (report.interrupted) throw Interrupted();  // a partial score is no score: the setting is scored again on resume
-    s.score = report.aggregate.front().score;
-    for (const auto& space : report.spaces) s.space_scores.push_back(space.strategies.front().score);
+    // Interrupted: a partial score is no score, and the setting is scored again on resume.
+    SettingScore scored = scorer_->score(spec);
+    s.score = scored.aggregate;
+    s.space_scores = std::move(scored.per_space);
   } catch (const Interrupted&) {
     throw;
   } catch (const HyperparameterError& e) {
@@ -81,8 +87,9 @@ EvaluationRecord HyperparameterEvaluator::record(std::size_t index) const {
       r.measurements.push_back({"score_" + space_names_[i], Value(s->space_scores[i]), ""});
   }
   r.measurements.push_back({"fixed_hyperparameters", Value(settings_text(fixed_)), ""});
-  const bool charged = training_.options().charge_strategy_time;
+  const bool charged = scorer_->charge_strategy_time();
   r.measurements.push_back({"strategy_time_on_clock", Value(strategy_time_text(charged)), ""});
+  r.measurements.push_back({"score_measure", Value(scorer_->measure()), ""});
   // What the setting cost, so that a meta-strategy comparison on this file charges the real scoring time.
   r.runtimes_ms = {s->wall_ms};
   r.benchmark_ms = s->wall_ms;

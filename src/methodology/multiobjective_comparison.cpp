@@ -144,6 +144,14 @@ std::vector<double> igd_curve(const Trace& trace, const PreparedMoSpace& p, std:
 
 }  // namespace
 
+std::vector<std::size_t> default_checkpoints(std::size_t budget) {
+  std::vector<std::size_t> checkpoints;
+  for (std::size_t c : {50, 100, 150, 200})
+    if (c <= budget) checkpoints.push_back(c);
+  if (checkpoints.empty()) checkpoints.push_back(budget);
+  return checkpoints;
+}
+
 MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& spaces,
                                           const std::vector<StrategySpec>& strategies,
                                           const MoComparisonOptions& options) {
@@ -160,11 +168,7 @@ MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& sp
   if (std::none_of(all.begin(), all.end(), [&](const StrategySpec& s) { return s.label == options.baseline; }))
     all.push_back(parse_strategy_spec(options.baseline));
   for (const auto& s : all) report.strategies.push_back(s.label);
-  report.checkpoints = options.checkpoints;
-  if (report.checkpoints.empty())
-    for (std::size_t c : {50, 100, 150, 200})
-      if (c <= options.budget) report.checkpoints.push_back(c);
-  if (report.checkpoints.empty()) report.checkpoints.push_back(options.budget);
+  report.checkpoints = options.checkpoints.empty() ? default_checkpoints(options.budget) : options.checkpoints;
   for (std::size_t c : report.checkpoints)
     if (c == 0 || c > options.budget)
       throw std::invalid_argument(fmt::format("checkpoint {} is outside 1..{} evaluations", c, options.budget));

@@ -177,6 +177,46 @@ TEST(HypertuneCommand, PlotsTheScoreDistributionAndEachHyperparameter) {
   EXPECT_TRUE(contains(unwritable.err, "--plot")) << unwritable.err;
 }
 
+// --objectives: a multi-objective strategy's settings scored by IGD+ against random search, each score the mean of
+// the improvements `ktune compare --objectives` reports for the same label at the same checkpoints; a cache of
+// methodology scores is not resumed as IGD+ scores, and options that need the methodology are refused.
+TEST(HypertuneCommand, ScoresAMultiObjectiveStrategyByIgdPlus) {
+  const std::string dot = quoted(std::string(KTUNE_SOURCE_DIR) + "/tests/data/multiobjective/dot_cache.json.gz");
+  const std::string grid = cli_write_temp("nsga_hyperspace.json", R"({"ConfigurationSpace": {"TuningParameters": [
+      {"Name": "popsize", "Type": "int", "Values": "[10, 40]"}], "Conditions": []}})");
+  const std::string cache = (cli_temp_dir() / "nsga_scores.json").string();
+  std::filesystem::remove(cache);
+  const std::string args = "hypertune --json --strategy nsga2 --repeats 4 --seed 3 --hyperspace " + quoted(grid) +
+                           " --spaces " + dot + " --objectives time,memory --evaluations 60 --checkpoints 30 60";
+  const KtuneRun run = run_ktune(args + " --output " + quoted(cache));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = nlohmann::json::parse(run.out);
+  EXPECT_TRUE(contains(j.at("score_measure").get<std::string>(), "IGD+ improvement over random_sample"));
+  ASSERT_EQ(j.at("results").size(), 2u);
+  for (const auto& r : j.at("results")) {
+    const std::string label = r.at("label").get<std::string>();
+    const KtuneRun compare = run_ktune("compare --json --spaces " + dot + " --objectives time,memory --budget 60 "
+                                       "--checkpoints 30 60 --repeats 4 --seed 3 --strategies " + label);
+    ASSERT_EQ(compare.exit_code, 0) << compare.err;
+    const auto improvement = nlohmann::json::parse(compare.out).at("spaces")[0].at("strategies").at(label).at(
+        "improvement");
+    EXPECT_DOUBLE_EQ(r.at("score").get<double>(),
+                     (improvement[0].get<double>() + improvement[1].get<double>()) / 2) << label;
+  }
+  // The same cache scored by the methodology: refused, naming both measures.
+  const KtuneRun other = run_ktune("hypertune --strategy nsga2 --repeats 2 --hyperspace " + quoted(grid) +
+                                   " --spaces " + kTrain + " --output " + quoted(cache));
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_TRUE(contains(other.err, "scored by IGD+ improvement")) << other.err;
+  const KtuneRun cv = run_ktune(args + " --cv 2");
+  EXPECT_EQ(cv.exit_code, 2);
+  EXPECT_TRUE(contains(cv.err, "--cv")) << cv.err;
+  const KtuneRun one = run_ktune("hypertune --strategy nsga2 --hyperspace " + quoted(grid) + " --spaces " + dot +
+                                 " --objectives time");
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_TRUE(contains(one.err, "at least two objectives")) << one.err;
+}
+
 TEST(HypertuneCommand, Errors) {
   const KtuneRun unknown = run_ktune("hypertune --strategy nope --spaces " + kTrain);
   EXPECT_EQ(unknown.exit_code, 2);

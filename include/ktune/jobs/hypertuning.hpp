@@ -54,6 +54,12 @@ struct HypertuneRequest {
   // Cross-validate the selection over the training spaces (cross_validation.hpp): "gpu", "kernel" or a number of
   // folds; empty: none.
   std::string cross_validation;
+  // Two or more objectives (NAME[:min|:max]): a multi-objective strategy's settings are scored by their improvement
+  // of IGD+ over random search (methodology/setting_scorer.hpp) with `evaluations` per run, at `checkpoints`
+  // (default 50, 100, 150, 200 up to the budget); not with test spaces, --cv or --confirm.
+  std::vector<std::string> objectives;
+  std::size_t evaluations = 200;
+  std::vector<std::size_t> checkpoints;
   std::function<void(JobMessageLevel, const std::string&)> on_message;
   // Several processes share every setting's runs (MPI ranks: ktune/parallel/mpi.hpp). Every process must then score
   // (RunPartition::scores_here) and see the same scores' cache, so that they all choose the same settings.
@@ -114,6 +120,8 @@ class Hypertuning {
   std::size_t settings_to_score() const;
   const std::string& defaults_label() const;
   const std::vector<std::pair<std::string, Value>>& fixed_hyperparameters() const;
+  // What a score measures (methodology/setting_scorer.hpp), as the scores' cache records it.
+  const std::string& score_measure() const;
   // Whether a row's grid values are those of the settings to beat (--defaults, else the strategy's defaults).
   bool is_reference(const ScoredSettingRow& row) const;
   std::vector<std::string> training_space_names() const;

@@ -5,11 +5,13 @@
 // its budgets, memoisation and cache files; the objective is `score` (higher is better).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "ktune/methodology/comparison.hpp"
+#include "ktune/methodology/setting_scorer.hpp"
 #include "ktune/tuning/evaluator.hpp"
 
 namespace ktune {
@@ -41,6 +43,10 @@ class HyperparameterEvaluator final : public Evaluator {
   // the grid's values only: with the defaults as `fixed`, `ktune compare --strategies LABEL` gives the same score.
   HyperparameterEvaluator(const SearchSpace& hyperspace, std::string strategy, const Comparison& training,
                           std::vector<std::pair<std::string, Value>> fixed = {});
+  // Scored by another measure (setting_scorer.hpp: IGD+ against random search for a multi-objective strategy).
+  HyperparameterEvaluator(const SearchSpace& hyperspace, std::string strategy,
+                          std::shared_ptr<const SettingScorer> scorer,
+                          std::vector<std::pair<std::string, Value>> fixed = {});
 
   const std::vector<Objective>& objectives() const override { return objectives_; }
   // The tuning clock is the wall clock: scoring a setting is real work, not a replay.
@@ -60,7 +66,7 @@ class HyperparameterEvaluator final : public Evaluator {
  private:
   const SearchSpace& space_;
   std::string strategy_;
-  const Comparison& training_;
+  std::shared_ptr<const SettingScorer> scorer_;
   std::vector<std::pair<std::string, Value>> fixed_;
   std::vector<Objective> objectives_{{"score", true}};
   std::vector<std::string> space_names_;

@@ -76,6 +76,9 @@ struct MoComparisonReport {
   std::vector<StrategyFailure> failures;  // isolated runs whose strategy failed
 };
 
+// The checkpoints of a budget when none are given: 50, 100, 150, 200 up to the budget, else the budget itself.
+std::vector<std::size_t> default_checkpoints(std::size_t budget);
+
 // Deterministic for a seed, whatever the number of threads. Throws std::invalid_argument for fewer than two
 // objectives or a zero budget, and SimulationError when a space lacks an objective.
 MoComparisonReport compare_multiobjective(const std::vector<ComparisonSpace>& spaces,
