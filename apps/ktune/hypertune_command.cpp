@@ -15,8 +15,6 @@
 #include <fmt/ranges.h>
 
 #include "commands.hpp"
-#include "ktune/io/input_error.hpp"
-#include "ktune/io/output_file.hpp"
 #include "number_options.hpp"
 #include "progress_line.hpp"
 #include "ktune/jobs/hypertuning.hpp"
@@ -32,7 +30,6 @@ struct HypertuneOptions {
   std::optional<double> time_limit;
   bool json = false, quiet = false;
   std::size_t top = 10;
-  std::string plot_dir;
 };
 
 // Settings scored / settings to score, elapsed and estimated time left, best score so far (see ProgressLine).
@@ -97,15 +94,10 @@ int run_hypertune(HypertuneOptions& o) {
   };
   std::optional<Hypertuning> job;
   try {
-    // Before any scoring: a figures directory that cannot be written is refused at once.
-    if (!o.plot_dir.empty()) io::check_output_path(o.plot_dir + "/index.html", "--plot");
     job.emplace(o.request);
   } catch (const JobError& e) {
     std::cerr << "ktune hypertune: error: " << e.what() << "\n";
     return e.kind() == JobError::Kind::request ? kExitUsage : kExitInputError;
-  } catch (const io::InputError& e) {
-    std::cerr << "ktune hypertune: error: " << e.what() << "\n";
-    return kExitInputError;
   }
   Progress progress(job->settings_to_score(), !o.quiet);
   const HypertuneOutcome out = job->run({&progress});
@@ -120,16 +112,9 @@ int run_hypertune(HypertuneOptions& o) {
     std::cout << hypertune_report_json(*job, out).dump(2) << "\n";
   else
     write_hypertune_report(std::cout, *job, out, o.top);
-  if (!o.plot_dir.empty() && out.scored > 0) {
-    try {
-      write_hypertune_figures(*job, out, o.plot_dir);
-    } catch (const io::InputError& e) {
-      std::cerr << "ktune hypertune: error: " << e.what() << "\n";
-      return kExitInputError;
-    }
-    if (!o.json) std::cout << "figures: " << o.plot_dir << "/index.html\n";
-  }
-  if (const auto why = nothing_scored(out)) {  // a run that scored nothing is no result
+  if (!out.figures.empty() && !o.json) std::cout << "figures: " << out.figures << "\n";
+  const auto why = out.figures_error.empty() ? nothing_scored(out) : out.figures_error;
+  if (why) {  // a run that scored nothing is no result, and figures that could not be written are lost output
     std::cerr << "ktune hypertune: error: " << *why << "\n";
     return kExitInputError;
   }
@@ -193,7 +178,7 @@ Command add_hypertune_command(CLI::App& app) {
   sub->add_option("--checkpoints", o->request.checkpoints,
                   "With --objectives: evaluation counts whose improvements are averaged (default 50 100 150 200)")
       ->check(whole_number(1));
-  sub->add_option("--plot", o->plot_dir,
+  sub->add_option("--plot", o->request.plot_dir,
                   "Write SVG figures (the distribution of the settings' scores, the score by each hyperparameter) and "
                   "an index.html into this directory");
   sub->add_flag("--json", o->json, "Print one JSON object (stable interface)");

@@ -11,6 +11,7 @@
 #include "ktune/io/input_error.hpp"
 #include "ktune/io/json_value.hpp"
 #include "ktune/io/kernel_tuner_cache.hpp"
+#include "ktune/io/output_file.hpp"
 #include "ktune/jobs/cache_recorder.hpp"
 #include "ktune/methodology/comparison.hpp"
 #include "ktune/methodology/hyperparameter_evaluator.hpp"
@@ -58,6 +59,7 @@ struct Hypertuning::State {
   void open_strategies();
   void open_grid();
   void open_spaces();
+  void open_plot_dir() const;
   void open_cache();
   std::vector<ScoredSettingRow> rows_of(const TuningResult& result) const;
   // Whether a row's grid values are the reference's (a row's label names the grid's values only, the reference's
@@ -199,6 +201,15 @@ void Hypertuning::State::open_spaces() {
   measure = scorer->measure();
 }
 
+void Hypertuning::State::open_plot_dir() const {
+  if (request.plot_dir.empty()) return;
+  try {
+    io::check_output_path(request.plot_dir + "/index.html", "--plot");
+  } catch (const io::InputError& e) {
+    refuse_input(e.what());
+  }
+}
+
 void Hypertuning::State::open_cache() {
   if (request.output_path.empty()) return;
   try {
@@ -252,6 +263,7 @@ Hypertuning::Hypertuning(HypertuneRequest request) : state_(std::make_unique<Sta
   s.open_strategies();
   s.open_grid();
   s.open_spaces();
+  s.open_plot_dir();
   s.open_cache();
   if (!s.request.cross_validation.empty()) {
     try {
@@ -426,6 +438,14 @@ HypertuneOutcome Hypertuning::run(const std::vector<TuningListener*>& listeners)
     out.interrupted = true;
     out.confirmed.clear();
     out.verdict.clear();
+  }
+  if (!s.request.plot_dir.empty() && out.scored > 0) {
+    try {
+      write_hypertune_figures(*this, out, s.request.plot_dir);
+      out.figures = s.request.plot_dir + "/index.html";
+    } catch (const io::InputError& e) {
+      out.figures_error = e.what();
+    }
   }
   return out;
 }

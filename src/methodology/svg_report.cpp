@@ -778,11 +778,27 @@ void write_file(const std::filesystem::path& path, const std::string& content) {
   io::write_file_atomically(path.string(), content);
 }
 
+// The directory of a report, created with its parents; io::InputError naming it when that fails.
+std::filesystem::path report_directory(const std::string& directory) {
+  const std::filesystem::path dir(directory);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw io::InputError(directory, "",
+                         fmt::format("cannot create the report directory: {}", ec ? ec.message() : "not a directory"));
+  return dir;
+}
+
+// An index page's start, up to its heading (the figures follow as <img> elements).
+std::string page_head(const std::string& title) {
+  const std::string t = xml_escape(title);
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + t +
+         "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}img{display:block;max-width:100%;"
+         "margin:1em 0}</style>\n</head>\n<body>\n<h1>" + t + "</h1>\n";
+}
+
 std::string index_page(const ComparisonReport& report, const std::vector<std::string>& space_files) {
-  std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Strategy comparison</title>\n"
-      "<style>body{font-family:sans-serif;margin:2em;color:#222}img{display:block;max-width:100%;margin:1em 0}"
-      "</style>\n</head>\n<body>\n<h1>Strategy comparison</h1>\n";
+  std::string html = page_head("Strategy comparison");
   std::string labels;
   for (const std::string& label : report.strategies) labels += (labels.empty() ? "" : ", ") + xml_escape(label);
   html += fmt::format("<p>{} strateg{} ({}) on {} search space{}. P = 0 is as good as random search, P = 1 finds "
@@ -936,12 +952,7 @@ std::string hyperparameter_figure(const HyperparameterScores& h, std::size_t p) 
 }  // namespace
 
 void write_svg_report(const ComparisonReport& report, const std::string& directory) {
-  const std::filesystem::path dir(directory);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw io::InputError(directory, "",
-                         fmt::format("cannot create the report directory: {}", ec ? ec.message() : "not a directory"));
+  const std::filesystem::path dir = report_directory(directory);
 
   // File stems per space, unique even when two names differ only in unsafe characters or one space's figure would
   // take the name of another's values figure ("x" and "x_values").
@@ -967,16 +978,8 @@ void write_svg_report(const ComparisonReport& report, const std::string& directo
 
 void write_svg_report(const MoComparisonReport& report, const std::vector<Objective>& objectives,
                       const std::string& directory) {
-  const std::filesystem::path dir(directory);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw io::InputError(directory, "",
-                         fmt::format("cannot create the report directory: {}", ec ? ec.message() : "not a directory"));
-  std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Multi-objective comparison"
-      "</title>\n<style>body{font-family:sans-serif;margin:2em;color:#222}img{display:block;max-width:100%;margin:1em 0}"
-      "</style>\n</head>\n<body>\n<h1>Multi-objective comparison</h1>\n";
+  const std::filesystem::path dir = report_directory(directory);
+  std::string html = page_head("Multi-objective comparison");
   std::set<std::string> taken;
   for (const MoSpaceResult& space : report.spaces) {
     std::string stem = "space_" + file_safe(space.name);
@@ -994,16 +997,8 @@ void write_svg_report(const MoComparisonReport& report, const std::vector<Object
 }
 
 void write_svg_report(const HyperparameterScores& scores, const std::string& directory) {
-  const std::filesystem::path dir(directory);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir))
-    throw io::InputError(directory, "",
-                         fmt::format("cannot create the report directory: {}", ec ? ec.message() : "not a directory"));
-  std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Hyperparameter tuning</title>\n"
-      "<style>body{font-family:sans-serif;margin:2em;color:#222}img{display:block;max-width:100%;margin:1em 0}"
-      "</style>\n</head>\n<body>\n<h1>Hyperparameter tuning of " + xml_escape(scores.strategy) + "</h1>\n";
+  const std::filesystem::path dir = report_directory(directory);
+  std::string html = page_head("Hyperparameter tuning of " + scores.strategy);
   write_file(dir / "score_distribution.svg", score_distribution_figure(scores));
   html += "<img src=\"score_distribution.svg\" alt=\"distribution of the settings' scores\">\n";
   std::set<std::string> taken;

@@ -72,7 +72,7 @@ std::size_t CoordinateMap::index(std::span<const double> coordinates) const {
     }
     return index;
   }
-  // [lo, hi): the configurations below the current node (they share the values of the parameters before p).
+  // [lo, hi): the configurations below the current node (they share the values of the layers before k).
   std::size_t lo = 0, hi = space_.size();
   for (std::size_t k = 0; k < coordinates.size(); ++k) {
     const std::size_t n = hi - lo;

@@ -60,6 +60,9 @@ struct HypertuneRequest {
   std::vector<std::string> objectives;
   std::size_t evaluations = 200;
   std::vector<std::size_t> checkpoints;
+  // --plot: the figures of the scored settings (write_hypertune_figures) are written there at the end; a directory
+  // that cannot be written is refused before any scoring.
+  std::string plot_dir;
   std::function<void(JobMessageLevel, const std::string&)> on_message;
   // Several processes share every setting's runs (MPI ranks: ktune/parallel/mpi.hpp). Every process must then score
   // (RunPartition::scores_here) and see the same scores' cache, so that they all choose the same settings.
@@ -102,6 +105,8 @@ struct HypertuneOutcome {
   // How much each hyperparameter matters, over the scored settings (at least two; methodology/sensitivity.hpp).
   std::optional<methodology::SensitivityAnalysis> sensitivity;
   bool interrupted = false;
+  std::string figures;        // the index.html written (request.plot_dir), empty when none
+  std::string figures_error;  // why the figures could not be written
 };
 
 class Hypertuning {
