@@ -3,7 +3,7 @@
 # their blind baselines, ktune's own aware/classic twins of GA, PSO, DE and Firefly, and pyATF's own simulated annealing
 # and differential evolution, on the six training spaces, 100 repeats each, seeds 0-2 (docs/reproducing.md has the
 # paper's numbers beside ours); then the gain against the sparsity of 24 spaces (the paper's Fig. 5,
-# $OUT/constraint_aware_density.svg). ~3 min on 2 cores.
+# $OUT/constraint_aware_density.svg). 71 s on 2 cores.
 #   scripts/reproduce/constraint_aware.sh      (KTUNE, SHARED, OUT as in common.sh)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
