@@ -30,6 +30,7 @@ struct Hypertuning::State {
   HypertuneRequest request;
   const StrategyInfo* info = nullptr;
   StrategySpec reference_spec;
+  std::optional<Hyperparameters> reference_values;  // reference_spec resolved: every hyperparameter's value
   std::unique_ptr<Strategy> meta;
   HyperparameterSpace hyper;
   std::optional<SearchSpace> space;
@@ -65,10 +66,9 @@ struct Hypertuning::State {
   // Whether a row's grid values are the reference's (a row's label names the grid's values only, the reference's
   // label every hyperparameter, so labels do not tell).
   bool is_reference(const ScoredSettingRow& row) const {
-    const Hyperparameters reference = Hyperparameters::resolve(info->name, info->hyperparameters,
-                                                               reference_spec.hyperparameters);
-    return std::all_of(row.settings.begin(), row.settings.end(),
-                       [&](const auto& setting) { return same_value(reference.get(setting.first), setting.second); });
+    return std::all_of(row.settings.begin(), row.settings.end(), [&](const auto& setting) {
+      return same_value(reference_values->get(setting.first), setting.second);
+    });
   }
   void test(HypertuneOutcome& out) const;
   void confirm(HypertuneOutcome& out) const;
@@ -118,6 +118,7 @@ void Hypertuning::State::open_strategies() {
       if (reference_spec.name != request.strategy)
         refuse_request(fmt::format("--defaults '{}' is not a setting of {}", request.reference, request.strategy));
     }
+    reference_values = Hyperparameters::resolve(info->name, info->hyperparameters, reference_spec.hyperparameters);
     meta = make_strategy(request.meta_strategy, parse_strategy_settings(request.meta_strategy, request.meta_settings));
     request.budget.validate();
   } catch (const JobError&) {
@@ -236,7 +237,7 @@ void Hypertuning::State::open_cache() {
                                request.charge_strategy_time ? "without" : "with"));
     const Measurement* scored_by = r.find("score_measure");
     const std::string cached_measure = scored_by && scored_by->value.is_string() ? scored_by->value.as_string()
-                                                                                  : std::string("methodology score");
+                                                                                  : methodology::kMethodologyScore;
     if (cached_measure != measure)
       refuse_input(fmt::format("{}: its settings were scored by {}, this run by {} (another --output)",
                                request.output_path, cached_measure, measure));

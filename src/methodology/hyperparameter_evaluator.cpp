@@ -99,11 +99,10 @@ EvaluationRecord HyperparameterEvaluator::record(std::size_t index) const {
 
 std::vector<double> score_settings(const Comparison& spaces, const std::vector<StrategySpec>& settings) {
   std::vector<double> scores;
+  const ComparisonScorer scorer(spaces);
   for (const auto& spec : settings) {
     try {
-      const ComparisonReport report = spaces.run({spec});
-      if (report.interrupted) throw Interrupted();
-      scores.push_back(report.aggregate.front().score);
+      scores.push_back(scorer.score(spec).aggregate);
     } catch (const std::runtime_error&) {
       scores.push_back(std::nan(""));
     }

@@ -211,14 +211,20 @@ TEST(GeneticAlgorithm, ConstraintUnawareIsTheClassicAlgorithmWithAPenalty) {
   EXPECT_LT(out.best, 4.0);
 }
 
+// A variant, aware: it evaluates only valid configurations, uses the whole budget, and searches otherwise than the
+// strategy's defaults (another trace with the same seed).
+void expect_another_valid_search(const std::string& name, const Settings& variant) {
+  const auto aware = run(name, constrained_space(), 7, 400, variant);
+  EXPECT_EQ(aware.invalid_requests, 0u) << name;
+  EXPECT_EQ(aware.result.evaluations, 400u) << name;
+  EXPECT_NE(trace_indices(aware.result), trace_indices(run(name, constrained_space(), 7, 400).result)) << name;
+}
+
 // variant=paper, the constraint-aware paper's Algorithm 3 and its blind baseline: another search than ktune's, aware
 // it stays valid and beats random search, unaware it asks for invalid configurations (a penalty, no repair).
 TEST(GeneticAlgorithm, PaperVariantSearchesOtherwiseAndStaysValidWhenAware) {
   const Settings paper{{"variant", Value("paper")}};
-  const auto aware = run("genetic_algorithm", constrained_space(), 7, 400, paper);
-  EXPECT_EQ(aware.invalid_requests, 0u);
-  EXPECT_EQ(aware.result.evaluations, 400u);
-  EXPECT_NE(trace_indices(aware.result), trace_indices(run("genetic_algorithm", constrained_space(), 7, 400).result));
+  expect_another_valid_search("genetic_algorithm", paper);
   double paper_best = 0, random_best = 0;
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
     paper_best += run("genetic_algorithm", constrained_space(), seed, 150, paper).best / 20;
@@ -237,10 +243,7 @@ TEST(GeneticAlgorithm, PaperVariantSearchesOtherwiseAndStaysValidWhenAware) {
 // Cartesian draws as they come: more invalid requests than ktune's classic DE, which prefers valid draws.
 TEST(DifferentialEvolution, PaperVariantSearchesOtherwiseAndStaysValidWhenAware) {
   const Settings paper{{"variant", Value("paper")}};
-  const auto aware = run("diff_evo", constrained_space(), 7, 400, paper);
-  EXPECT_EQ(aware.invalid_requests, 0u);
-  EXPECT_EQ(aware.result.evaluations, 400u);
-  EXPECT_NE(trace_indices(aware.result), trace_indices(run("diff_evo", constrained_space(), 7, 400).result));
+  expect_another_valid_search("diff_evo", paper);
   // Its first generation is 16 x 6 random members (about random search at 300 evaluations); the generations after
   // it must improve on them.
   double opening = 0, end = 0;

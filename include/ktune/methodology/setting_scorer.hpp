@@ -11,6 +11,9 @@
 
 namespace ktune::methodology {
 
+// ComparisonScorer's measure, and what a scores' cache that records none was scored by.
+inline constexpr const char* kMethodologyScore = "methodology score";
+
 struct SettingScore {
   double aggregate = 0;
   std::vector<double> per_space;  // in space_names() order
@@ -34,7 +37,7 @@ class ComparisonScorer final : public SettingScorer {
   std::vector<std::string> space_names() const override { return comparison_.space_names(); }
   SettingScore score(const StrategySpec& spec) const override;
   bool charge_strategy_time() const override { return comparison_.options().charge_strategy_time; }
-  std::string measure() const override { return "methodology score"; }
+  std::string measure() const override { return kMethodologyScore; }
 
  private:
   const Comparison& comparison_;
