@@ -39,7 +39,8 @@ void add_tune_flags(CLI::App* sub, TuneOptions& o) {
   sub->add_flag("--charge-strategy-time", o.request.charge_strategy_time,
                 "Charge the strategy's own time to the simulated clock (as Kernel Tuner does)");
   sub->add_flag("--avoid-failures", o.request.avoid_failures,
-                "Learned failure avoidance: defer configurations that the run's failures predict to fail");
+                "Learned failure avoidance: defer configurations that the run's failures (and --transfer sources' "
+                "failures, once they repeat here) predict to fail");
   sub->add_option("--confirm-top", o.request.confirm_top,
                   "Live: time the best K again at the end, interleaved, and say which are tied with the winner")
       ->check(whole_number(1, 1000));

@@ -243,7 +243,8 @@ def _strategy_settings(strategy, strategy_options, seed=None):
 
 
 def _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective, objective_higher_is_better,
-              objectives, seed, verbose, quiet, metrics, store="", transfer=(), wisdom="", dashboard=None):
+              objectives, seed, verbose, quiet, metrics, store="", transfer=(), wisdom="", dashboard=None,
+              avoid_failures=False):
     if cache is None:
         raise ValueError("simulation_mode needs a cache file (cache=...) to replay")
     path = live.path_argument(cache, "cache")
@@ -257,7 +258,7 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     derived, computed = _split_metrics(metrics, objective_names)
     texts, keep = _restrictions(restrictions, tune_params)
     out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep, seed,
-                          None, strategy_object, store, list(transfer), wisdom, dashboard)
+                          None, strategy_object, store, list(transfer), wisdom, dashboard, avoid_failures)
     _refuse_an_empty_space(out, restrictions, tune_params, path)
     return _finish(out, computed, objective_names, verbose, quiet, live_run=False)
 
@@ -327,7 +328,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                 strategy=None, strategy_options=None, cache=None, metrics=None, simulation_mode=False,
                 observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None,
                 compile_workers=0, devices=None, pending=0, store=None, transfer=None, wisdom=None, confirm_top=0,
-                dashboard=False):
+                dashboard=False, avoid_failures=False):
     """Kernel Tuner's tune_kernel: returns ``(results, env)``, a list of result dicts and the environment.
 
     Live (OpenCL, C/C++ and CUDA kernels, each configuration compiled, verified and benchmarked in a worker process),
@@ -349,15 +350,20 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     with the winner, and ``env["best_config"]`` is the confirmed winner, as ``ktune tune --confirm-top``.
     ``dashboard`` (ktune's own): ``True`` (any free port) or a port number: a live view of the run on
     http://127.0.0.1:PORT/ while it lasts, its address printed on stderr (docs/report.md), as ``ktune tune --dashboard``.
+    ``avoid_failures`` (ktune's own): learned failure avoidance, as ``ktune tune --avoid-failures``: configurations
+    that the run's failures (and, with ``transfer``, the sources' failures once they repeat here) predict to fail are
+    deferred (docs/live-tuning.md); ``env["deferred"]`` counts the answers given without a measurement.
     """
     dashboard_port = _dashboard_port(dashboard)
+    if not isinstance(avoid_failures, bool):
+        raise TypeError(f"avoid_failures must be True or False, not {type(avoid_failures).__name__}")
     store_path = _store_path(store)
     transfer_paths = _transfer_paths(transfer)
     wisdom_path = "" if wisdom is None else live.path_argument(wisdom, "wisdom")
     if simulation_mode:
         return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
                          objective_higher_is_better, objectives, seed, verbose, quiet, metrics, store_path,
-                         transfer_paths, wisdom_path, dashboard_port)
+                         transfer_paths, wisdom_path, dashboard_port, avoid_failures)
     _refuse_unsupported(smem_args=smem_args, cmem_args=cmem_args, texmem_args=texmem_args)
     _check_tune_params(tune_params)
     for forbidden in ("grid_size_x", "grid_size_y", "grid_size_z", "time"):
@@ -384,7 +390,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                            strategy, settings, max_fevals, time_limit, objective_texts, texts, keep, seed, printer,
                            strategy_object, _integer(compile_workers, "compile_workers", 0, 2**16), device_list,
                            all_devices, _integer(pending, "pending", 0, 2**16), store_path, transfer_paths,
-                           wisdom_path, _integer(confirm_top, "confirm_top", 0, 1000), dashboard_port)
+                           wisdom_path, _integer(confirm_top, "confirm_top", 0, 1000), dashboard_port,
+                           avoid_failures)
     _refuse_an_empty_space(out, restrictions, tune_params, f"kernel {kernel_name}")
     return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
 

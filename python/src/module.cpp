@@ -392,6 +392,7 @@ struct CommonArguments {
   std::vector<std::string> transfer;  // transfer sources (docs/transfer.md); empty: none
   std::string wisdom;  // a wisdom file the winner is added to (docs/integration.md); "" none
   std::size_t confirm_top = 0;  // live: the best K timed again at the end (docs/live-tuning.md)
+  bool avoid_failures = false;  // learned failure avoidance (docs/live-tuning.md)
   std::optional<int> dashboard = std::nullopt;  // the live view's port (0: any free one); nullopt: none
 };
 
@@ -413,6 +414,7 @@ void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr
   request.transfer = a.transfer;
   request.wisdom_path = a.wisdom;
   request.confirm_top = a.confirm_top;
+  request.avoid_failures = a.avoid_failures;
   request.dashboard_port = a.dashboard;
   if (!a.keep.is_none()) {
     // Called from the job, which runs without the GIL: every call takes it. A Python exception becomes the job's
@@ -511,6 +513,7 @@ py::dict run_job(TuneRequest request, py::object on_result, const std::shared_pt
   for (const auto& o : job->objectives()) objective_names.append(o.name);
   env["objective"] = std::move(objective_names);
   env["stop_reason"] = std::string(to_string(outcome->result.stop_reason));
+  if (job->request().avoid_failures) env["deferred"] = outcome->result.deferred;
   env["search_space_size"] = job->space().size();
   env["ktune_version"] = std::string(kVersionString);
 
@@ -953,7 +956,7 @@ PYBIND11_MODULE(_ktune, m) {
                std::vector<std::string> objectives, std::vector<std::string> restrictions,
                std::vector<std::string> derived, py::object keep, std::uint64_t seed, py::object on_result,
                py::object strategy_object, std::string store, std::vector<std::string> transfer,
-               std::string wisdom, std::optional<int> dashboard) {
+               std::string wisdom, std::optional<int> dashboard, bool avoid_failures) {
         auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
                                 std::move(objectives), std::move(restrictions), std::move(keep), seed,
                                 std::move(on_result), std::move(strategy_object));
@@ -961,12 +964,14 @@ PYBIND11_MODULE(_ktune, m) {
         arguments.transfer = std::move(transfer);
         arguments.wisdom = std::move(wisdom);
         arguments.dashboard = dashboard;
+        arguments.avoid_failures = avoid_failures;
         return simulate(std::move(cache_path), std::move(derived), arguments);
       },
       py::arg("cache_path"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
       py::arg("objectives"), py::arg("restrictions"), py::arg("derived"), py::arg("keep"), py::arg("seed"),
       py::arg("on_result") = py::none(), py::arg("strategy_object") = py::none(), py::arg("store") = "",
       py::arg("transfer") = std::vector<std::string>{}, py::arg("wisdom") = "", py::arg("dashboard") = py::none(),
+      py::arg("avoid_failures") = false,
       "Replays a brute-forced Kernel Tuner cache or T4 file with a strategy. Returns {parameters, results, env, "
       "best, pareto_front, messages}.");
   m.def(
@@ -978,7 +983,7 @@ PYBIND11_MODULE(_ktune, m) {
                std::uint64_t seed, py::object on_result, py::object strategy_object, std::size_t compile_workers,
                std::vector<int> devices, bool all_devices, std::size_t pending, std::string store,
                std::vector<std::string> transfer, std::string wisdom, std::size_t confirm_top,
-               std::optional<int> dashboard) {
+               std::optional<int> dashboard, bool avoid_failures) {
         auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
                                 std::move(objectives), std::move(restrictions), std::move(keep), seed,
                                 std::move(on_result), std::move(strategy_object));
@@ -987,6 +992,7 @@ PYBIND11_MODULE(_ktune, m) {
         arguments.wisdom = std::move(wisdom);
         arguments.confirm_top = confirm_top;
         arguments.dashboard = dashboard;
+        arguments.avoid_failures = avoid_failures;
         return tune_live(name, tune_params, kernel, std::move(verify), cache_path, isolate, arguments,
                          compile_workers, std::move(devices), all_devices, pending);
       },
@@ -996,7 +1002,7 @@ PYBIND11_MODULE(_ktune, m) {
       py::arg("strategy_object") = py::none(), py::arg("compile_workers") = 0,
       py::arg("devices") = std::vector<int>{}, py::arg("all_devices") = false, py::arg("pending") = 0,
       py::arg("store") = "", py::arg("transfer") = std::vector<std::string>{}, py::arg("wisdom") = "",
-      py::arg("confirm_top") = 0, py::arg("dashboard") = py::none(),
+      py::arg("confirm_top") = 0, py::arg("dashboard") = py::none(), py::arg("avoid_failures") = false,
       "Tunes a kernel given in memory, live. Returns what simulate returns.");
   m.def(
       "report",

@@ -37,3 +37,40 @@ def test_a_source_of_another_kernel_is_an_error_naming_it():
     with pytest.raises(TypeError, match="transfer must be a path or a list of paths"):
         ktune.tune_kernel("cn_pnpoly", None, None, None, None, simulation_mode=True, cache=target,
                           strategy_options={"max_fevals": 8}, quiet=True, transfer=3)
+
+
+def _failing_copy(source, destination, limit):
+    """`source` with every configuration of block_size_x >= limit failed to compile: a hidden resource limit."""
+    with gzip.open(source, "rt") as f:
+        cache = json.load(f)
+    for entry in cache["cache"].values():
+        if entry["block_size_x"] >= limit:
+            entry["time"] = "CompilationFailedConfig"
+            entry.pop("times", None)
+    with gzip.open(destination, "wt") as f:
+        json.dump(cache, f)
+    return str(destination)
+
+
+def _failed(results):
+    return sum(1 for r in results if not isinstance(r["time"], (int, float)))
+
+
+def test_avoid_failures_believes_the_sources_failures(tmp_path):
+    target = _failing_copy(shared_path("data/benchmark_hub/cachefiles/pnpoly/RTX_3090.json.gz"),
+                           tmp_path / "RTX_3090.json.gz", 512)
+    source = _failing_copy(shared_path("data/benchmark_hub/cachefiles/pnpoly/RTX_Titan.json.gz"),
+                           tmp_path / "RTX_Titan.json.gz", 512)
+    failed = {}
+    for avoid in (False, True):
+        failed[avoid] = 0
+        for seed in range(3):
+            results, env = ktune.tune_kernel("cn_pnpoly", None, None, None, None, simulation_mode=True, cache=target,
+                                             strategy="pso", strategy_options={"max_fevals": 60}, seed=seed,
+                                             quiet=True, transfer=source, avoid_failures=avoid)
+            failed[avoid] += _failed(results)
+            assert ("deferred" in env) == avoid
+    assert failed[True] * 2 < failed[False], failed
+    with pytest.raises(TypeError, match="avoid_failures must be True or False"):
+        ktune.tune_kernel("cn_pnpoly", None, None, None, None, simulation_mode=True, cache=target, quiet=True,
+                          avoid_failures="yes")

@@ -72,6 +72,7 @@ struct TuneJob::State {
   store::SpaceOrigin store_origin;
   std::int64_t store_session = 0;
   std::vector<std::string> transfer_sources;  // names of the sources the strategy starts from
+  std::shared_ptr<const TransferPrior> transfer_prior;  // --transfer: what the sources say (null: none)
   bool ran = false;
 
   void confirm(TuneOutcome& out);
@@ -654,15 +655,14 @@ void TuneJob::State::open_transfer() {
   if (request.strategy_object || is_strategy_plugin_path(request.strategy))
     refuse_request("--transfer needs a registered strategy (not a strategy object or plug-in)");
   TransferSettings ts;
-  std::shared_ptr<const TransferPrior> prior;
   try {
     apply_transfer_settings(ts, request.transfer_settings);
     const std::string kernel = evaluator->kernel_name().empty() ? space->problem().name : evaluator->kernel_name();
     const std::vector<TransferSource> sources =
         sources_for(read_transfer_sources(request.transfer), request.transfer, space->problem(), kernel);
     for (const auto& source : sources) transfer_sources.push_back(source.name);
-    prior = std::make_shared<const TransferPrior>(*space, sources, objectives[0].name,
-                                                  !objectives[0].higher_is_better);
+    transfer_prior = std::make_shared<const TransferPrior>(*space, sources, objectives[0].name,
+                                                           !objectives[0].higher_is_better);
   } catch (const io::InputError& e) {
     refuse_input(e.what());
   } catch (const std::invalid_argument& e) {
@@ -672,13 +672,13 @@ void TuneJob::State::open_transfer() {
     const TransferHandover h = transfer_handover(request.strategy, settings, ts);
     const IsolationOptions isolation{request.isolation_seconds};
     strategy = make_transfer_search(
-        prior, ts,
+        transfer_prior, ts,
         [h, isolation](auto) -> std::unique_ptr<Strategy> {
           return std::make_unique<IsolatedStrategy>(StrategyRecipe{h.agreed_name, h.agreed_hyperparameters}, isolation);
         },
         std::make_unique<IsolatedStrategy>(StrategyRecipe{h.cold_name, h.cold_hyperparameters}, isolation));
   } else {
-    strategy = make_transfer_search(prior, ts, request.strategy, settings);
+    strategy = make_transfer_search(transfer_prior, ts, request.strategy, settings);
   }
 }
 
@@ -745,6 +745,7 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
   options.pending_evaluations = s.request.pending_evaluations;
   options.resumed_count_toward_budget = s.request.budget_counts_resumed;
   options.avoid_failures = s.request.avoid_failures;
+  options.failure_sources = s.transfer_prior;  // with avoid_failures: the sources' failures, once they repeat here
 
   ResumedResults resumed;
   std::unique_ptr<CacheRecorder> recorder;

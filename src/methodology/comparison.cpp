@@ -289,6 +289,8 @@ ComparisonReport Comparison::run(const std::vector<StrategySpec>& strategies, co
     TuningOptions tuning;
     tuning.budget.time_limit_seconds = p.result.budget_seconds;
     tuning.avoid_failures = options.avoid_failures;
+    // A transfer run's failure model believes the sources' failures once they repeat here (FailureModel).
+    if (strategies[k].transfer) tuning.failure_sources = p.prior;
     tuning.charge_strategy_time = options.charge_strategy_time;
     constexpr int kAttempts = 20;  // as the reference
     for (int attempt = 0;; ++attempt) {

@@ -49,7 +49,8 @@ CostFunction::CostFunction(const SearchSpace& space, Evaluator& evaluator, CostF
   if (space_.size() <= kDenseMemoLimit) dense_memo_.assign(space_.size(), npos);
   trace_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(evaluation_limit_, 1u << 20)));
   if (space_.size() == 0) stop_ = StopReason::space_exhausted;
-  if (options_.avoid_failures && options_.pending_evaluations == 0) failure_model_ = std::make_unique<FailureModel>(space_);
+  if (options_.avoid_failures && options_.pending_evaluations == 0)
+    failure_model_ = std::make_unique<FailureModel>(space_, options_.failure_sources);
   start_ = last_return_ = Clock::now();
 }
 

@@ -4,10 +4,18 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <utility>
 
 namespace ktune {
 
-FailureModel::FailureModel(const SearchSpace& space) : space_(space) {
+FailureModel::FailureModel(const SearchSpace& space, std::shared_ptr<const TransferPrior> sources)
+    : space_(space), sources_(std::move(sources)) {
+  if (sources_ && sources_->space_size() != space.size())
+    throw std::invalid_argument("FailureModel: the transfer sources describe another search space");
+  const std::size_t n_sources = sources_ ? sources_->sources() : 0;
+  confirmed_.assign(n_sources, 0);
+  contradicted_.assign(n_sources, 0);
   std::size_t total = 0;
   for (std::size_t p = 0; p < space.num_params(); ++p) {
     const std::size_t values = space.param_values(p).size();
@@ -31,12 +39,29 @@ void FailureModel::update(const Trace& trace) {
     }
     failed_.push_back(failed);
     failures_ += failed;
+    for (std::size_t s = 0; s < confirmed_.size(); ++s)
+      if (sources_->record(s, index) == SourceRecord::failed) ++(failed ? confirmed_ : contradicted_)[s];
   }
 }
 
+bool FailureModel::trusts_source(std::size_t s) const {
+  return confirmed_[s] >= kSourceConfirmations && 2 * contradicted_[s] <= confirmed_[s];
+}
+
 bool FailureModel::predicts_failure(std::size_t index) const {
+  if (failing_elsewhere(index)) return true;
   if (failures_ < kMinFailures || failed_.size() < kNearest) return false;
   return failing_values(index) || failing_place(index);
+}
+
+bool FailureModel::failing_elsewhere(std::size_t index) const {
+  int votes = 0;  // trusted sources that saw it fail, less those that ran it
+  for (std::size_t s = 0; s < confirmed_.size(); ++s) {
+    if (!trusts_source(s)) continue;
+    const SourceRecord r = sources_->record(s, index);
+    votes += r == SourceRecord::failed ? 1 : r == SourceRecord::ran ? -1 : 0;
+  }
+  return votes > 0;
 }
 
 bool FailureModel::failing_values(std::size_t index) const {

@@ -133,13 +133,15 @@ TransferPrior::TransferPrior(const SearchSpace& space, const std::vector<Transfe
     // The source's records as value indices (in the space's parameter order) with their costs.
     struct Entry {
       std::vector<std::uint32_t> key;
-      double cost;  // +inf: failed
+      double cost;  // +inf: failed or not measured
+      SourceRecord record;
     };
     std::vector<Entry> entries;
     entries.reserve(file.records.size());
     std::size_t successes = 0;
     for (const EvaluationRecord& r : file.records) {
-      Entry e{std::vector<std::uint32_t>(n_params), std::numeric_limits<double>::infinity()};
+      Entry e{std::vector<std::uint32_t>(n_params), std::numeric_limits<double>::infinity(),
+              r.status == Status::ok ? SourceRecord::none : SourceRecord::failed};
       bool known = true;
       for (std::size_t p = 0; p < n_params && known; ++p) {
         const auto it = lookup[source_param[p]].find(value_key(r.config[source_param[p]]));
@@ -151,6 +153,7 @@ TransferPrior::TransferPrior(const SearchSpace& space, const std::vector<Transfe
       if (!known) continue;  // a value outside the declared lists: the reader refuses those, so never in practice
       if (const auto value = r.objective(objective)) {
         e.cost = minimize ? *value : -*value;
+        e.record = SourceRecord::ran;
         ++successes;
       }
       entries.push_back(std::move(e));
@@ -206,6 +209,7 @@ TransferPrior::TransferPrior(const SearchSpace& space, const std::vector<Transfe
     Source out;
     out.name = ts.name;
     out.quantiles.resize(size_);
+    out.records.assign(size_, static_cast<std::uint8_t>(SourceRecord::none));
     std::vector<std::pair<double, std::size_t>> measured;  // (cost, index) of exact successful matches
     std::vector<std::uint32_t> key(n_params);
     for (std::size_t i = 0; i < size_; ++i) {
@@ -223,6 +227,7 @@ TransferPrior::TransferPrior(const SearchSpace& space, const std::vector<Transfe
       if (exact) {
         if (const auto it = by_key.find(key); it != by_key.end()) {
           out.quantiles[i] = entry_quantile[it->second];
+          out.records[i] = static_cast<std::uint8_t>(entries[it->second].record);
           if (std::isfinite(entries[it->second].cost)) measured.emplace_back(entries[it->second].cost, i);
           continue;
         }

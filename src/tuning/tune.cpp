@@ -12,7 +12,8 @@ TuningResult tune(const SearchSpace& space, Evaluator& evaluator, Strategy& stra
   const auto start = std::chrono::steady_clock::now();
   CostFunction cost(space, evaluator,
                     {options.budget, options.charge_strategy_time, options.listeners, options.scalarization,
-                     options.pending_evaluations, options.resumed_count_toward_budget, options.avoid_failures});
+                     options.pending_evaluations, options.resumed_count_toward_budget, options.avoid_failures,
+                     options.failure_sources});
   for (const auto& r : options.resumed) cost.add_resumed(r.index, r.status, r.values);
   Rng rng(options.seed);
   std::string failure;

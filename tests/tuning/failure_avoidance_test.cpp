@@ -1,8 +1,13 @@
 // Learned failure avoidance (issue 38): the failure model's two views, and the cost function deferring a predicted
-// failure a few times before it measures it; a failing region is then evaluated less.
+// failure a few times before it measures it; a failing region is then evaluated less. Transfer sources' failures
+// are believed once they repeat here, and not when they do not.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <vector>
 
 #include "fake_evaluator.hpp"
 #include "ktune/rng.hpp"
@@ -10,6 +15,7 @@
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/failure_model.hpp"
 #include "ktune/tuning/strategy.hpp"
+#include "ktune/tuning/transfer_prior.hpp"
 #include "ktune/tuning/tune.hpp"
 
 namespace ktune {
@@ -23,6 +29,32 @@ Problem grid(int n) {
 
 // Configurations with a >= 6 fail: a hidden limit on one parameter.
 bool over_the_limit(const SearchSpace& space, std::size_t index) { return space.value_index(index, 0) >= 6; }
+
+// The kernel measured elsewhere: every configuration of `space`, those `fails` names failed there.
+std::shared_ptr<const TransferPrior> source_where(const SearchSpace& space,
+                                                 const std::function<bool(std::size_t)>& fails) {
+  auto file = std::make_shared<io::ResultsFile>();
+  file->problem = space.problem();
+  file->kernel_name = "grid";
+  file->device_name = "another GPU";
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    EvaluationRecord r;
+    r.config = space.values_at(i);
+    if (fails(i)) {
+      r.status = Status::compile_failed;
+    } else {
+      r.measurements.push_back({"time", Value(1.0 + static_cast<double>(i % 11)), "ms"});
+      r.runtimes_ms = {1.0 + static_cast<double>(i % 11)};
+    }
+    file->records.push_back(std::move(r));
+  }
+  return std::make_shared<const TransferPrior>(space, std::vector<TransferSource>{{"another GPU", file}}, "time",
+                                               true);
+}
+
+std::size_t at(const SearchSpace& space, std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  return *space.index_of(std::vector<std::uint32_t>{a, b, c});
+}
 
 TEST(FailureModel, LearnsAFailingRegionFromTheFailuresSeen) {
   const SearchSpace space = SearchSpace::build(grid(10));
@@ -52,6 +84,68 @@ TEST(FailureModel, LearnsAFailingRegionFromTheFailuresSeen) {
   }
   EXPECT_GT(right * 10, total_failing * 8) << right << " of " << total_failing;   // most of the region
   EXPECT_LT(wrongly_deferred * 20, space.size()) << wrongly_deferred;             // few of the rest
+}
+
+TEST(FailureModel, BelievesASourceOnceItsFailuresRepeatHere) {
+  const SearchSpace space = SearchSpace::build(grid(10));
+  const auto prior = source_where(space, [&](std::size_t i) { return over_the_limit(space, i); });
+  EXPECT_EQ(prior->record(0, at(space, 9, 0, 0)), SourceRecord::failed);
+  EXPECT_EQ(prior->record(0, at(space, 0, 0, 0)), SourceRecord::ran);
+  testing::FakeEvaluator evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; });
+  for (std::size_t i = 0; i < space.size(); ++i)
+    if (over_the_limit(space, i)) evaluator.failing.insert(i);
+  CostFunction cost(space, evaluator, {});
+  FailureModel model(space, prior);
+  // Not before its failures were seen here: another device's limits may differ.
+  model.update(cost.trace());
+  EXPECT_FALSE(model.trusts_source(0));
+  EXPECT_FALSE(model.predicts_failure(at(space, 9, 9, 9)));
+  (void)cost(at(space, 0, 0, 0));
+  (void)cost(at(space, 7, 1, 1));
+  model.update(cost.trace());
+  EXPECT_FALSE(model.trusts_source(0));  // one confirmation is not enough
+  (void)cost(at(space, 8, 2, 2));
+  model.update(cost.trace());
+  ASSERT_LT(model.failures(), FailureModel::kMinFailures);  // the run's own views cannot predict yet
+  EXPECT_TRUE(model.trusts_source(0));
+  std::size_t predicted = 0, wrong = 0;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    if (cost.known(i)) continue;
+    const bool p = model.predicts_failure(i);
+    (over_the_limit(space, i) ? predicted : wrong) += p;
+  }
+  EXPECT_EQ(predicted, 400u - 2u);  // all of the failing region but the two measured
+  EXPECT_EQ(wrong, 0u);
+}
+
+TEST(FailureModel, IgnoresASourceWhoseFailuresRunHere) {
+  const SearchSpace space = SearchSpace::build(grid(10));
+  // There the limit was on b; here it is on a.
+  const auto prior = source_where(space, [&](std::size_t i) { return space.value_index(i, 1) >= 6; });
+  testing::FakeEvaluator evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; });
+  for (std::size_t i = 0; i < space.size(); ++i)
+    if (over_the_limit(space, i)) evaluator.failing.insert(i);
+  CostFunction cost(space, evaluator, {});
+  FailureModel model(space, prior);
+  (void)cost(at(space, 7, 7, 0));  // failed there and here
+  (void)cost(at(space, 8, 8, 0));
+  model.update(cost.trace());
+  EXPECT_TRUE(model.trusts_source(0));
+  EXPECT_TRUE(model.predicts_failure(at(space, 1, 9, 0)));
+  (void)cost(at(space, 1, 9, 0));  // failed there, runs here
+  model.update(cost.trace());
+  EXPECT_TRUE(model.trusts_source(0));  // one in three contradicted: still believed
+  (void)cost(at(space, 2, 9, 0));
+  model.update(cost.trace());
+  EXPECT_FALSE(model.trusts_source(0));  // two in four: no longer
+  EXPECT_FALSE(model.predicts_failure(at(space, 3, 9, 0)));
+  EXPECT_FALSE(model.predicts_failure(at(space, 9, 9, 1)));  // the run's own views need kMinFailures
+}
+
+TEST(FailureModel, RefusesSourcesOfAnotherSpace) {
+  const SearchSpace small = SearchSpace::build(grid(4)), large = SearchSpace::build(grid(10));
+  const auto prior = source_where(large, [](std::size_t) { return false; });
+  EXPECT_THROW(FailureModel(small, prior), std::invalid_argument);
 }
 
 TEST(FailureAvoidance, APredictedFailureIsDeferredThenMeasuredWhenAskedAgain) {
@@ -114,6 +208,41 @@ TEST(FailureAvoidance, SearchesEvaluateFewerFailuresAndItIsOffByDefault) {
   }
   EXPECT_GT(deferred, 0u);
   EXPECT_LT(failed_on * 10, failed_off * 8) << failed_on << " against " << failed_off;  // at least 20% fewer
+}
+
+// With sources whose failures repeat here, the run is protected from its opening on: far fewer failing evaluations
+// than learning from its own failures alone, and no worse a best.
+TEST(FailureAvoidance, TransferSourcesProtectTheRunFromItsStart) {
+  const SearchSpace space = SearchSpace::build(grid(10));
+  const auto value = [&](std::size_t i) {
+    return 1.0 + std::abs(static_cast<double>(space.value_index(i, 0)) - 5.5) + 0.1 * space.value_index(i, 1);
+  };
+  const auto prior = source_where(space, [&](std::size_t i) { return over_the_limit(space, i); });
+  std::uint64_t failed_cold = 0, failed_primed = 0;
+  double best_cold = 0, best_primed = 0;
+  for (const char* name : {"random_sample", "pso", "genetic_algorithm"}) {
+    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+      for (bool primed : {false, true}) {
+        testing::FakeEvaluator evaluator(space, value, [](std::size_t) { return 1.0; });
+        for (std::size_t i = 0; i < space.size(); ++i)
+          if (over_the_limit(space, i)) evaluator.failing.insert(i);
+        auto strategy = make_strategy(name, {});
+        TuningOptions options;
+        options.budget.max_evaluations = 60;
+        options.seed = seed;
+        options.avoid_failures = true;
+        if (primed) options.failure_sources = prior;
+        const TuningResult result = tune(space, evaluator, *strategy, options);
+        std::uint64_t failed = 0;
+        for (const auto& e : result.trace.entries()) failed += e.status != Status::ok;
+        (primed ? failed_primed : failed_cold) += failed;
+        ASSERT_TRUE(result.trace.best());
+        (primed ? best_primed : best_cold) += result.trace.cost(*result.trace.best());
+      }
+    }
+  }
+  EXPECT_LT(failed_primed * 2, failed_cold) << failed_primed << " against " << failed_cold;
+  EXPECT_LE(best_primed, best_cold * 1.02);
 }
 
 }  // namespace

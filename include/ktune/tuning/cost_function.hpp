@@ -27,6 +27,7 @@ namespace ktune {
 class SearchSpace;
 class CostFunction;
 class FailureModel;
+class TransferPrior;
 
 class BudgetExhausted : public std::exception {
  public:
@@ -87,6 +88,9 @@ struct CostFunctionOptions {
   // answered +inf without being measured, up to FailureModel::kDeferrals times; asked once more, it is measured.
   // Only without pending evaluations (a lie is already an estimate).
   bool avoid_failures = false;
+  // With avoid_failures: the kernel's results elsewhere (transfer sources), whose failures the model believes once
+  // some of them failed here too (FailureModel). Null: the run's own failures only.
+  std::shared_ptr<const TransferPrior> failure_sources;
 };
 
 class CostFunction {

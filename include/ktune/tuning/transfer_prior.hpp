@@ -1,7 +1,7 @@
 #pragma once
 // What results measured elsewhere (the same kernel on another device or problem size) say about the configurations
 // of a search space: for each source, every configuration's predicted quantile (0: that source's best, 1: its worst
-// or a failure there). docs/transfer.md.
+// or a failure there), and which configurations it ran or saw fail. docs/transfer.md.
 //
 // Sources match the space by parameter names (any order); value lists may differ. A configuration whose values the
 // source measured gets the quantile of its measurement (an exact match). Any other (a value the source lacks, a
@@ -9,6 +9,7 @@
 // source's mean quantile plus, per parameter, how much the mean quantile of its value (the nearest measured value
 // for a number the source lacks) departs from it.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct TransferSource {
   std::string name;  // a file path, a store's space label: for reports and errors
   std::shared_ptr<const io::ResultsFile> results;
 };
+
+// What a source recorded of one configuration of the space (an exact match of its values).
+enum class SourceRecord : std::uint8_t { none, ran, failed };
 
 class TransferPrior {
  public:
@@ -37,6 +41,11 @@ class TransferPrior {
   float quantile(std::size_t s, std::size_t index) const { return sources_[s].quantiles[index]; }
   // The configurations of the space that source s measured successfully, its best first.
   const std::vector<std::size_t>& ranking(std::size_t s) const { return sources_[s].ranking; }
+  // What source s recorded of configuration `index`: ran (a measurement of the objective), failed (compile,
+  // launch, verification, timeout or a device limit there) or none (not recorded, or not an exact match).
+  SourceRecord record(std::size_t s, std::size_t index) const {
+    return static_cast<SourceRecord>(sources_[s].records[index]);
+  }
   std::size_t space_size() const { return size_; }
 
  private:
@@ -44,6 +53,7 @@ class TransferPrior {
     std::string name;
     std::vector<float> quantiles;      // per configuration index
     std::vector<std::size_t> ranking;  // exact matches, best first
+    std::vector<std::uint8_t> records;  // per configuration index: a SourceRecord
   };
   std::size_t size_ = 0;
   std::vector<Source> sources_;

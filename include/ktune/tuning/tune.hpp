@@ -3,6 +3,7 @@
 // The same inputs and seed give the same trace, whatever the strategy (in simulation, where the clock is
 // charged recorded times; strategy time is charged only when asked).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,7 @@ struct TuningOptions {
   std::size_t pending_evaluations = 0;  // a constant liar for one-at-a-time strategies (CostFunctionOptions)
   bool resumed_count_toward_budget = true;  // CostFunctionOptions
   bool avoid_failures = false;              // CostFunctionOptions: learned failure avoidance
+  std::shared_ptr<const TransferPrior> failure_sources;  // CostFunctionOptions: with avoid_failures
 };
 
 struct TuningResult {
