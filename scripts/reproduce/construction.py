@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """The search-space construction paper's experiment, one command: builds the 8 real-world and 112 synthetic spaces
 with `ktune space --json`, checks every valid count against ../shared/data/searchspaces/index.json, and prints the
-construction time per space (best of --repeats), the totals and the time by dimension count; the same spaces in the
-lazy form as well (those with independent groups), so both forms' times are side by side.
+construction time per space (best of --repeats), the constraint evaluations (checks of a constraint on an
+assignment) beside brute force's, the totals and the time by dimension count; the same spaces in the lazy form as
+well (those with independent groups), so both forms' times are side by side.
 
     scripts/reproduce/construction.py [--ktune build/ktune] [--shared ../shared] [--repeats 3] [--json FILE]
 
@@ -61,15 +62,16 @@ def main():
                 "ok": ok, "seconds": min(r["construction_seconds"] for r in runs),
                 "groups": runs[0]["independent_groups"], "lazy": lazy[0]["form"] == "lazy",
                 "lazy_seconds": min(r["construction_seconds"] for r in lazy),
+                "constraint_evaluations": runs[0]["constraint_evaluations"],
             })
 
-    print(f"{'space':<44} {'dims':>4} {'cons':>4} {'p/c':>4} {'cartesian':>14} {'valid':>10} {'groups':>6} {'ms':>9}"
-          f" {'lazy ms':>9}  count")
+    print(f"{'space':<44} {'dims':>4} {'cons':>4} {'p/c':>4} {'cartesian':>14} {'valid':>10} {'groups':>6} {'checks':>9}"
+          f" {'ms':>9} {'lazy ms':>9}  count")
     for r in rows:
         lazy_ms = f"{1e3 * r['lazy_seconds']:9.2f}" if r["lazy"] else f"{'-':>9}"
         print(f"{os.path.basename(r['file']):<44} {r['dimensions']:>4} {r['constraints']:>4}"
               f" {r['parameters_per_constraint']:4.1f} {r['cartesian_size']:>14} {r['valid_configs']:>10}"
-              f" {r['groups']:>6} {1e3 * r['seconds']:9.2f} {lazy_ms}  {'ok' if r['ok'] else 'WRONG (index: %d)' % r['expected']}")
+              f" {r['groups']:>6} {r['constraint_evaluations']:9.3g} {1e3 * r['seconds']:9.2f} {lazy_ms}  {'ok' if r['ok'] else 'WRONG (index: %d)' % r['expected']}")
     for group in ("realworld", "synthetic"):
         part = [r for r in rows if r["set"] == group]
         times = [r["seconds"] for r in part]
@@ -83,6 +85,11 @@ def main():
         print(f"  brute force: {cartesian:.4g} combinations, {valid:.4g} valid ({100 * valid / cartesian:.3g} %);"
               f" {sum(r['constraints'] for r in part)} constraints, on average"
               f" {statistics.mean(per_constraint) if per_constraint else 0:.2f} parameters each")
+        # Brute force checks every combination against every constraint (fewer where Python's `and` stops early).
+        checks = sum(r["constraint_evaluations"] for r in part)
+        brute_checks = sum(r["cartesian_size"] * r["constraints"] for r in part)
+        print(f"  constraint evaluations: {checks:.4g} ({checks / cartesian:.3g} per combination, "
+              f"{checks / max(1, valid):.3g} per valid configuration); brute force: up to {brute_checks:.4g}")
     synthetic = [r for r in rows if r["set"] == "synthetic"]
     print("\nsynthetic spaces by dimension count (total construction ms):")
     for d in sorted({r["dimensions"] for r in synthetic}):

@@ -180,6 +180,7 @@ nlohmann::json space_summary_json(const SpaceSummary& summary) {
   j["form"] = space.is_lazy() ? "lazy" : "materialised";
   j["group_sizes"] = report.group_sizes;
   j["memory_bytes"] = space.memory_bytes();
+  j["constraint_evaluations"] = report.constraint_evaluations;
   j["evaluation_errors"] = report.evaluation_errors;
   j["evaluation_error_messages"] = report.evaluation_error_messages;
   if (summary.export_format())
@@ -240,6 +241,10 @@ void write_space_summary(std::ostream& out, const SpaceSummary& summary) {
   else
     out << fmt::format("form         materialised: every valid configuration listed ({} held)\n",
                        bytes_text(space.memory_bytes()));
+  if (report.constraint_evaluations > 0)
+    out << fmt::format("evaluations  {} checks of a constraint on an assignment ({:.3g} per Cartesian configuration)\n",
+                       grouped(report.constraint_evaluations),
+                       static_cast<double>(report.constraint_evaluations) / static_cast<double>(report.cartesian_size));
   if (report.evaluation_errors > 0) {
     out << fmt::format("evaluation errors  {} configurations made invalid by errors in constraints:\n",
                        grouped(report.evaluation_errors));

@@ -29,6 +29,7 @@ SearchSpace SearchSpace::build(Problem problem, const BuildOptions& options) {
   report.independent_groups = solved.independent_groups;
   report.evaluation_errors = solved.evaluation_errors;
   report.evaluation_error_messages = std::move(solved.evaluation_error_messages);
+  report.constraint_evaluations = solved.constraint_evaluations;
   auto finish = [&](SearchSpace space) {
     space.report_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return space;

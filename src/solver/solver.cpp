@@ -36,6 +36,10 @@ void set_bit_indices(const std::uint64_t* words, std::size_t n, std::vector<std:
 }
 
 // Evaluation errors (division by zero, ...) make a configuration invalid; they are counted per constraint.
+// This thread's constraint evaluations: every check of one constraint on one assignment, full or by bounds (the
+// measure of the construction paper). Read before and after a piece of work; a solve's total sums its threads.
+thread_local std::uint64_t t_constraint_evaluations = 0;
+
 class ErrorLog {
  public:
   explicit ErrorLog(std::size_t n) : counts_(n), messages_(n) {}
@@ -105,6 +109,7 @@ struct Assignment {
 
 // Full check: does the constraint hold for the current assignment of its parameters?
 bool holds(const PreparedConstraint& c, std::size_t ci, Assignment& a, ErrorLog& log) {
+  ++t_constraint_evaluations;
   if (c.numeric) {
     double r;
     const char* err = nullptr;
@@ -282,6 +287,7 @@ class ComponentSolver {
     double lanes[64];
     for (std::size_t start = 0; start < values.size(); start += 64) {
       const std::size_t n = std::min<std::size_t>(64, values.size() - start);
+      t_constraint_evaluations += n;
       for (std::size_t i = 0; i < n; ++i) lanes[i] = D.numeric[values[start + i]];
       std::uint64_t errors = 0;
       const char* message = nullptr;
@@ -332,6 +338,7 @@ class ComponentSolver {
       CheckStats& st = stats[i];
       if (st.disabled) continue;
       ++st.evaluations;
+      ++t_constraint_evaluations;
       if (!c.numeric->may_hold(a.box.data())) {
         ++st.prunes;
         return false;
@@ -463,6 +470,7 @@ class ComponentSolver {
         for (auto x : var_values) {
           ev.set(L.var, x, domains_[L.var]);
           ++interval_evals;
+          ++t_constraint_evaluations;
           if (c.numeric->may_hold(ev.box.data())) set_bit(row, x);
           else ++interval_prunes;
         }
@@ -552,6 +560,14 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
   const std::size_t d = problem.parameters.size();
   ErrorLog log(cs.size());
   SolveResult result;
+  // This thread's evaluations from here on, and those of the helper threads (added as each finishes).
+  const std::uint64_t evaluations_before = t_constraint_evaluations;
+  std::atomic<std::uint64_t> helper_evaluations{0};
+  const auto finish = [&] {
+    result.evaluation_errors = log.total();
+    result.evaluation_error_messages = log.summary(cs);
+    result.constraint_evaluations = t_constraint_evaluations - evaluations_before + helper_evaluations.load();
+  };
 
   std::vector<Domain> domains(d);
   for (std::size_t p = 0; p < d; ++p) {
@@ -694,7 +710,11 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
           }
         };
         std::vector<std::thread> pool;
-        for (unsigned t = 1; t < nthreads; ++t) pool.emplace_back(worker);
+        for (unsigned t = 1; t < nthreads; ++t)
+          pool.emplace_back([&] {
+            worker();
+            helper_evaluations += t_constraint_evaluations;  // a fresh thread: all of its evaluations are this solve's
+          });
         worker();
         for (auto& th : pool) th.join();
         if (failure) std::rethrow_exception(failure);
@@ -750,8 +770,7 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       result.group_params = std::move(comp_orders);
       result.fixed_params = fixed_params;
       for (auto p : fixed_params) result.fixed_values.push_back(base.index[p]);
-      result.evaluation_errors = log.total();
-      result.evaluation_error_messages = log.summary(cs);
+      finish();
       return result;
     }
     if (total >= std::numeric_limits<std::uint32_t>::max())
@@ -791,8 +810,7 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       }
     }
   }
-  result.evaluation_errors = log.total();
-  result.evaluation_error_messages = log.summary(cs);
+  finish();
   return result;
 }
 

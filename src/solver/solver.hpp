@@ -28,6 +28,9 @@ struct SolveResult {
   std::size_t independent_groups = 0;
   std::uint64_t evaluation_errors = 0;
   std::vector<std::string> evaluation_error_messages;
+  // Checks of one constraint on one (partial) assignment: full evaluations and bounds checks. The same for the same
+  // problem and thread count (bounds checks that rarely prune are switched off per part of the work).
+  std::uint64_t constraint_evaluations = 0;
 };
 
 // One part of a component's enumeration for the threads: some consecutive values of its first variable and, when
