@@ -164,8 +164,8 @@ Command add_compare_command(CLI::App& app) {
   add_baseline_option(sub, o->request.options.baseline);
   sub->add_option("--iterations", o->request.iterations, "auto[:...]: replay adaptive repetition on the recorded runs "
                   "(objective time; docs/live-tuning.md)")->check(repetition_text());
-  sub->add_flag("--avoid-failures", o->request.options.avoid_failures, "Learned failure avoidance in every run (+transfer runs: "
-                "also from the sources' failures)");
+  sub->add_flag("--avoid-failures", o->request.options.avoid_failures,
+                "Learned failure avoidance in every run (+transfer runs: also from the sources' failures)");
   sub->add_flag("--charge-strategy-time", o->request.options.charge_strategy_time,
                 "Advance each run's clock by its strategy's own time too, as live (not reproducible exactly)");
   sub->add_option("--threads", o->request.options.threads, "Threads (0: all cores)")->capture_default_str()->check(thread_count());

@@ -51,7 +51,8 @@ def main():
         for space in spaces:
             kernel, device = os.path.split(os.path.relpath(space, a.spaces_dir))
             pool_dir = os.path.join(a.sources_dir or a.spaces_dir, kernel)
-            others = [s for s in sorted(glob.glob(os.path.join(pool_dir, "*.json.gz"))) if os.path.basename(s) != device]
+            others = [s for s in sorted(glob.glob(os.path.join(pool_dir, "*.json.gz")))
+                      if os.path.basename(s) != device]
             for strategy in a.strategies:
                 for mode in a.modes:
                     for avoid in (False, True):

@@ -35,11 +35,11 @@ void set_bit_indices(const std::uint64_t* words, std::size_t n, std::vector<std:
       out.push_back(static_cast<std::uint32_t>((w << 6) + static_cast<std::size_t>(std::countr_zero(bits))));
 }
 
-// Evaluation errors (division by zero, ...) make a configuration invalid; they are counted per constraint.
 // This thread's constraint evaluations: every check of one constraint on one assignment, full or by bounds (the
 // measure of the construction paper). Read before and after a piece of work; a solve's total sums its threads.
 thread_local std::uint64_t t_constraint_evaluations = 0;
 
+// Evaluation errors (division by zero, ...) make a configuration invalid; they are counted per constraint.
 class ErrorLog {
  public:
   explicit ErrorLog(std::size_t n) : counts_(n), messages_(n) {}

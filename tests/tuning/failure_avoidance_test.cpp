@@ -56,6 +56,24 @@ std::size_t at(const SearchSpace& space, std::uint32_t a, std::uint32_t b, std::
   return *space.index_of(std::vector<std::uint32_t>{a, b, c});
 }
 
+// Strategy `name` on the grid where a >= 6 fails, fastest next to that limit.
+TuningResult run_at_the_limit(const SearchSpace& space, const char* name, const TuningOptions& options) {
+  const auto value = [&](std::size_t i) {
+    return 1.0 + std::abs(static_cast<double>(space.value_index(i, 0)) - 5.5) + 0.1 * space.value_index(i, 1);
+  };
+  testing::FakeEvaluator evaluator(space, value, [](std::size_t) { return 1.0; });
+  for (std::size_t i = 0; i < space.size(); ++i)
+    if (over_the_limit(space, i)) evaluator.failing.insert(i);
+  auto strategy = make_strategy(name, {});
+  return tune(space, evaluator, *strategy, options);
+}
+
+std::uint64_t failures_in(const Trace& trace) {
+  std::uint64_t failed = 0;
+  for (const auto& e : trace.entries()) failed += e.status != Status::ok;
+  return failed;
+}
+
 TEST(FailureModel, LearnsAFailingRegionFromTheFailuresSeen) {
   const SearchSpace space = SearchSpace::build(grid(10));
   testing::FakeEvaluator evaluator(space, [](std::size_t i) { return 1.0 + static_cast<double>(i % 7); },
@@ -182,25 +200,16 @@ TEST(FailureAvoidance, APredictedFailureIsDeferredThenMeasuredWhenAskedAgain) {
 
 TEST(FailureAvoidance, SearchesEvaluateFewerFailuresAndItIsOffByDefault) {
   const SearchSpace space = SearchSpace::build(grid(10));
-  const auto value = [&](std::size_t i) {
-    return 1.0 + std::abs(static_cast<double>(space.value_index(i, 0)) - 5.5) + 0.1 * space.value_index(i, 1);
-  };
   std::uint64_t failed_off = 0, failed_on = 0, deferred = 0;
   for (const char* name : {"random_sample", "simulated_annealing", "pso"}) {
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
       for (bool avoid : {false, true}) {
-        testing::FakeEvaluator evaluator(space, value, [](std::size_t) { return 1.0; });
-        for (std::size_t i = 0; i < space.size(); ++i)
-          if (over_the_limit(space, i)) evaluator.failing.insert(i);
-        auto strategy = make_strategy(name, {});
         TuningOptions options;
         options.budget.max_evaluations = 100;
         options.seed = seed;
         options.avoid_failures = avoid;
-        const TuningResult result = tune(space, evaluator, *strategy, options);
-        std::uint64_t failed = 0;
-        for (const auto& e : result.trace.entries()) failed += e.status != Status::ok;
-        (avoid ? failed_on : failed_off) += failed;
+        const TuningResult result = run_at_the_limit(space, name, options);
+        (avoid ? failed_on : failed_off) += failures_in(result.trace);
         if (avoid) deferred += result.deferred;
         else EXPECT_EQ(result.deferred, 0u);
       }
@@ -214,28 +223,19 @@ TEST(FailureAvoidance, SearchesEvaluateFewerFailuresAndItIsOffByDefault) {
 // than learning from its own failures alone, and no worse a best.
 TEST(FailureAvoidance, TransferSourcesProtectTheRunFromItsStart) {
   const SearchSpace space = SearchSpace::build(grid(10));
-  const auto value = [&](std::size_t i) {
-    return 1.0 + std::abs(static_cast<double>(space.value_index(i, 0)) - 5.5) + 0.1 * space.value_index(i, 1);
-  };
   const auto prior = source_where(space, [&](std::size_t i) { return over_the_limit(space, i); });
   std::uint64_t failed_cold = 0, failed_primed = 0;
   double best_cold = 0, best_primed = 0;
   for (const char* name : {"random_sample", "pso", "genetic_algorithm"}) {
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
       for (bool primed : {false, true}) {
-        testing::FakeEvaluator evaluator(space, value, [](std::size_t) { return 1.0; });
-        for (std::size_t i = 0; i < space.size(); ++i)
-          if (over_the_limit(space, i)) evaluator.failing.insert(i);
-        auto strategy = make_strategy(name, {});
         TuningOptions options;
         options.budget.max_evaluations = 60;
         options.seed = seed;
         options.avoid_failures = true;
         if (primed) options.failure_sources = prior;
-        const TuningResult result = tune(space, evaluator, *strategy, options);
-        std::uint64_t failed = 0;
-        for (const auto& e : result.trace.entries()) failed += e.status != Status::ok;
-        (primed ? failed_primed : failed_cold) += failed;
+        const TuningResult result = run_at_the_limit(space, name, options);
+        (primed ? failed_primed : failed_cold) += failures_in(result.trace);
         ASSERT_TRUE(result.trace.best());
         (primed ? best_primed : best_cold) += result.trace.cost(*result.trace.best());
       }
