@@ -142,6 +142,9 @@ Command add_design_command(CLI::App& app) {
       ->capture_default_str()->check(whole_number(0, 100));
   sub->add_option("--repeats", r.repeats, "Runs per space of every candidate")->capture_default_str()
       ->check(whole_number(1, 1'000'000));
+  sub->add_option("--hpo", r.hyperparameter_settings, "Tune each candidate's declared hyperparameters over this many "
+                  "settings, its defaults included (LLaMEA-HPO; the time limit holds per setting)")
+      ->check(whole_number(0, 1000));
   sub->add_option("--seed", r.seed, "Seed of the selection and of the runs")->capture_default_str()
       ->check(seed_number());
   sub->add_option("--threads", r.threads, "Scoring threads (0: all cores)")->capture_default_str()

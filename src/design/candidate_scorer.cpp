@@ -7,16 +7,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <new>
+#include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ktune/rng.hpp"
 #include "ktune/sandbox/sandbox.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/interruption.hpp"
@@ -42,10 +46,66 @@ std::string cut(std::string text) {
   return text;
 }
 
+// A hyperparameter's value as `name=value` text that parse_hyperparameter_text reads back.
+std::string setting_text(const std::string& name, const Value& value) {
+  if (value.is_string()) return name + "=" + value.str();
+  if (value.is_bool()) return name + "=" + (value.as_bool() ? "true" : "false");
+  return name + "=" + value.repr();
+}
+
+// The settings to score, the first the defaults (or the fixed ones): HyperparameterSearch's draws over the declared
+// ranges.
+std::vector<std::vector<std::pair<std::string, Value>>> settings_to_score(const StrategyInfo& info,
+                                                                          const HyperparameterSearch& search,
+                                                                          const std::vector<std::string>& fixed) {
+  std::vector<std::vector<std::pair<std::string, Value>>> out(1);
+  for (const std::string& text : fixed) {
+    const auto eq = text.find('=');
+    const std::string name = text.substr(0, eq);
+    const auto spec = std::find_if(info.hyperparameters.begin(), info.hyperparameters.end(),
+                                   [&](const HyperparameterSpec& h) { return h.name == name; });
+    if (eq == std::string::npos || spec == info.hyperparameters.end())
+      throw std::invalid_argument(fmt::format("the setting '{}' names no hyperparameter of the strategy", text));
+    out[0].emplace_back(name, parse_hyperparameter_text(info.name, *spec, std::string_view(text).substr(eq + 1)));
+  }
+  if (!fixed.empty()) return out;
+  Rng rng(search.seed);
+  for (std::size_t k = 1; k < search.settings; ++k) {
+    std::vector<std::pair<std::string, Value>> setting;
+    for (const HyperparameterSpec& h : info.hyperparameters) {
+      switch (h.type) {
+        case HyperparameterType::Int:
+          if (h.min && h.max && *h.max >= *h.min) {
+            const auto low = static_cast<std::int64_t>(std::ceil(*h.min)), high = static_cast<std::int64_t>(*h.max);
+            if (high >= low)
+              setting.emplace_back(h.name, Value(low + static_cast<std::int64_t>(
+                                                           rng.below(static_cast<std::uint64_t>(high - low) + 1))));
+          }
+          break;
+        case HyperparameterType::Float:
+          if (h.min && h.max && *h.max > *h.min)  // (min, max] when min is excluded, else [min, max)
+            setting.emplace_back(h.name, Value(h.min_exclusive ? *h.max - (*h.max - *h.min) * rng.uniform01()
+                                                               : *h.min + (*h.max - *h.min) * rng.uniform01()));
+          break;
+        case HyperparameterType::Bool:
+          setting.emplace_back(h.name, Value(rng.below(2) == 1));
+          break;
+        case HyperparameterType::String:
+          if (!h.choices.empty()) setting.emplace_back(h.name, Value(h.choices[rng.below(h.choices.size())]));
+          break;
+      }
+    }
+    if (setting.empty()) break;  // nothing declared with a range: the defaults are all there is
+    out.push_back(std::move(setting));
+  }
+  return out;
+}
+
 // The worker, in its sandbox: compile (the compiler may start processes), then, under the strategy filter, load and
 // score; tell the parent in JSON lines on `fd`. Never returns.
 [[noreturn]] void worker(const std::string& given, const std::string& source, const std::string& folder,
-                         const methodology::Comparison& spaces, int fd, std::size_t memory_bytes) {
+                         const methodology::Comparison& spaces, const HyperparameterSearch& search,
+                         const std::vector<std::string>& fixed, int fd, std::size_t memory_bytes) {
   const auto send = [fd](const json& message) {
     const std::string line = message.dump() + "\n";
     support::send_all(fd, line.data(), line.size());
@@ -61,16 +121,47 @@ std::string cut(std::string text) {
           {"compile_log", compiled.compile_log}});
     StrategyInfo candidate = *find_strategy(compiled.library);
     candidate.name = kCandidateName;
+    const auto settings = settings_to_score(candidate, search, fixed);
     register_strategy(std::move(candidate));
-    const methodology::ComparisonReport report = spaces.run({methodology::parse_strategy_spec(kCandidateName)});
-    json per_space = json::array();
-    for (const auto& space : report.spaces) per_space.push_back({space.name, space.strategies.at(0).score});
-    const double score = report.aggregate.at(0).score;
-    if (!std::isfinite(score)) {
-      send({{"phase", "done"}, {"stage", "run"}, {"error", "the strategy's runs could not be scored (no score)"}});
+    // Each setting in a comparison of its own (the same seeds for all): a setting whose runs cannot be scored (it
+    // stops at once, it throws) costs itself only; the candidate fails when every setting does, with the first's
+    // error.
+    std::optional<std::size_t> best;
+    std::optional<double> default_score;
+    std::vector<methodology::ComparisonReport> reports;
+    std::string first_error;
+    double run_seconds = 0, scoring_seconds = 0;
+    for (std::size_t k = 0; k < settings.size(); ++k) {
+      try {
+        reports.push_back(spaces.run({{fmt::format("{}#{}", kCandidateName, k), kCandidateName, settings[k]}}));
+      } catch (const std::bad_alloc&) {
+        throw;
+      } catch (const std::exception& e) {
+        if (k == 0) first_error = fmt::format("the strategy threw an exception: {}", e.what());
+        reports.emplace_back();
+        continue;
+      }
+      run_seconds += reports.back().run_seconds;
+      scoring_seconds += reports.back().scoring_seconds;
+      const double score = reports.back().aggregate.at(0).score;
+      if (!std::isfinite(score)) {
+        if (k == 0) first_error = "the strategy's runs could not be scored (no score)";
+        continue;
+      }
+      if (k == 0 && settings.size() > 1) default_score = score;
+      if (!best || score > reports[*best].aggregate.at(0).score) best = k;  // the earliest on a tie
+    }
+    if (!best) {
+      send({{"phase", "done"}, {"stage", "run"}, {"error", first_error}});
     } else {
-      send({{"phase", "done"}, {"stage", "scored"}, {"score", score}, {"per_space", per_space},
-            {"run_seconds", report.run_seconds}, {"scoring_seconds", report.scoring_seconds}});
+      json per_space = json::array();
+      for (const auto& space : reports[*best].spaces) per_space.push_back({space.name, space.strategies.at(0).score});
+      json chosen = json::array();
+      for (const auto& [name, value] : settings[*best]) chosen.push_back(setting_text(name, value));
+      send({{"phase", "done"}, {"stage", "scored"}, {"score", reports[*best].aggregate.at(0).score},
+            {"per_space", per_space}, {"settings", chosen},
+            {"default_score", default_score ? json(*default_score) : json(nullptr)},
+            {"settings_scored", settings.size()}, {"run_seconds", run_seconds}, {"scoring_seconds", scoring_seconds}});
     }
   } catch (const std::bad_alloc&) {
     send({{"phase", "done"}, {"stage", "memory"},
@@ -120,13 +211,16 @@ class CandidateFolder {
 }  // namespace
 
 CandidateScorer::CandidateScorer(const methodology::Comparison& spaces, ScoringLimits limits,
-                                 std::string scratch_directory)
-    : spaces_(spaces), limits_(limits), scratch_directory_(std::move(scratch_directory)) {
+                                 std::string scratch_directory, HyperparameterSearch search)
+    : spaces_(spaces), limits_(limits), scratch_directory_(std::move(scratch_directory)), search_(search) {
   if (scratch_directory_.empty()) scratch_directory_ = std::filesystem::temp_directory_path().string();
 }
 
-CandidateScore CandidateScorer::score(const std::string& path) const {
+CandidateScore CandidateScorer::score(const std::string& path, const std::vector<std::string>& settings) const {
   const auto start = Clock::now();
+  // The run limit holds per setting scored.
+  const double run_seconds =
+      limits_.run_seconds * static_cast<double>(settings.empty() ? std::max<std::size_t>(1, search_.settings) : 1);
   CandidateScore result;
   const CandidateFolder folder(scratch_directory_);
   int messages[2], errors[2];
@@ -143,7 +237,7 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
   box.limits = limits_.sandbox;
   box.disabled = limits_.disabled;
   if (box.limits.cpu_seconds <= 0)
-    box.limits.cpu_seconds = (limits_.compile_seconds + limits_.run_seconds + 10) *
+    box.limits.cpu_seconds = (limits_.compile_seconds + run_seconds + 10) *
                              std::max(1u, std::thread::hardware_concurrency());
   box.scratch = folder.path();
   box.inputs = {path};
@@ -157,7 +251,7 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
     process = sandbox::spawn(box, [&] {
       ::dup2(error_fd, STDERR_FILENO);
       ::dup2(error_fd, STDOUT_FILENO);  // a candidate that prints must not write into the caller's output
-      worker(path, source, folder.path(), spaces_, message_fd, limits_.sandbox.memory_bytes);
+      worker(path, source, folder.path(), spaces_, search_, settings, message_fd, limits_.sandbox.memory_bytes);
     });
   } catch (...) {
     for (int fd : {messages[0], messages[1], errors[0], errors[1]}) ::close(fd);
@@ -199,7 +293,7 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
           result.declared_name = message.value("name", "");
           result.compile_log = message.value("compile_log", "");
           deadline = Clock::now() +
-                     std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits_.run_seconds));
+                     std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run_seconds));
         } else if (message.value("phase", "") == "done") {
           done = std::move(message);
         }
@@ -223,7 +317,7 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
     result.stage = "timeout";
     result.error = compiled ? fmt::format("the strategy did not finish its runs within the {:g} s limit (wall clock): "
                                           "an endless loop, or far too slow",
-                                          limits_.run_seconds)
+                                          run_seconds)
                             : fmt::format("compiling took longer than the {:g} s limit", limits_.compile_seconds);
   } else if (!stopped.empty()) {
     result.stage = "sandbox";
@@ -238,6 +332,10 @@ CandidateScore CandidateScorer::score(const std::string& path) const {
         result.per_space.emplace_back(entry[0].get<std::string>(), entry[1].get<double>());
       result.run_seconds = done.value("run_seconds", 0.0);
       result.scoring_seconds = done.value("scoring_seconds", 0.0);
+      for (const auto& text : done.value("settings", json::array())) result.settings.push_back(text.get<std::string>());
+      result.settings_scored = done.value("settings_scored", std::size_t{1});
+      if (done.contains("default_score") && done["default_score"].is_number())
+        result.default_score = done["default_score"].get<double>();
     }
   } else if (WIFSIGNALED(status)) {
     const bool memory = WTERMSIG(status) == SIGKILL;  // the kernel's OOM killer; we sent none

@@ -86,7 +86,7 @@ std::string system_prompt() {
          "You answer with working, complete C++ code.";
 }
 
-std::string task_prompt(const std::string& problem) {
+std::string task_prompt(const std::string& problem, std::size_t tuned_settings) {
   std::string text = R"(Your task is to design a novel search strategy (an optimisation algorithm) for auto-tuning GPU kernels.
 
 ## The problem
@@ -153,6 +153,16 @@ Give an excellent and novel strategy. Answer with one line
 # Description: <a one-line description of the main idea>
 followed by the complete C++ plug-in file in one ```cpp fenced code block (includes, the Strategy class, describe() with a short snake_case name, and KTUNE_STRATEGY_PLUGIN(describe)). No other code blocks.
 )";
+  if (tuned_settings > 1)
+    text += fmt::format(R"(
+## Hyperparameters
+Every strategy is scored with its hyperparameters tuned: the defaults and {} more settings drawn from the ranges it
+declares are scored, and the best setting counts. Declare what you are unsure of (a population size, a rate, a
+choice of neighbourhood) in describe() as ktune::HyperparameterSpec{{name, type, default_value, min, max, choices,
+description}} (ktune::HyperparameterType::Int or Float with both min and max, Bool, or String with its choices),
+and read them in the factory: h.get_int("name"), h.get_float, h.get_bool, h.get_string.
+)",
+                        tuned_settings - 1);
   if (!problem.empty()) text += "\n## The problem at hand\n" + problem;
   return text;
 }

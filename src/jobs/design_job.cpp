@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ktune/design/design_log.hpp"
 #include "ktune/design/resembling_spaces.hpp"
@@ -67,6 +68,9 @@ json score_json(const CandidateScore& s) {
           {"compile_log", s.compile_log},
           {"score", s.ok ? json(s.score) : json(nullptr)},
           {"per_space", pairs_json(s.per_space)},
+          {"settings", s.settings},
+          {"default_score", s.default_score ? json(*s.default_score) : json(nullptr)},
+          {"settings_scored", s.settings_scored},
           {"compile_seconds", s.compile_seconds},
           {"run_seconds", s.run_seconds},
           {"scoring_seconds", s.scoring_seconds},
@@ -82,6 +86,9 @@ CandidateScore score_of(const json& j) {
   s.compile_log = j.value("compile_log", "");
   if (s.ok) s.score = j.at("score").get<double>();
   for (const auto& e : j.value("per_space", json::array())) s.per_space.emplace_back(e[0].get<std::string>(), e[1].get<double>());
+  s.settings = j.value("settings", std::vector<std::string>{});
+  if (j.contains("default_score") && j["default_score"].is_number()) s.default_score = j["default_score"].get<double>();
+  s.settings_scored = j.value("settings_scored", std::size_t{0});
   s.compile_seconds = j.value("compile_seconds", 0.0);
   s.run_seconds = j.value("run_seconds", 0.0);
   s.scoring_seconds = j.value("scoring_seconds", 0.0);
@@ -109,20 +116,23 @@ bool better(const DesignCandidate& a, const DesignCandidate& b) {
 json run_identity(const DesignRequest& r, const std::vector<std::string>& spaces) {
   json mutations = json::array();
   for (PromptKind k : r.mutations) mutations.push_back(design::to_string(k));
-  return {{"version", kLogVersion},
-          {"spaces", spaces},
-          {"for_problem", r.for_problem},
-          {"problem_info", r.problem_info},
-          {"space_info", r.space_info},
-          {"parents", r.parents},
-          {"offspring", r.offspring},
-          {"elitism", r.elitism},
-          {"selection", to_string(r.selection)},
-          {"mutations", mutations},
-          {"max_repairs", r.max_repairs},
-          {"repeats", r.repeats},
-          {"seed", r.seed},
-          {"baseline", r.baseline == methodology::BaselineKind::exact ? "exact" : "reference"}};
+  json identity = {{"version", kLogVersion},
+                  {"spaces", spaces},
+                  {"for_problem", r.for_problem},
+                  {"problem_info", r.problem_info},
+                  {"space_info", r.space_info},
+                  {"parents", r.parents},
+                  {"offspring", r.offspring},
+                  {"elitism", r.elitism},
+                  {"selection", to_string(r.selection)},
+                  {"mutations", mutations},
+                  {"max_repairs", r.max_repairs},
+                  {"repeats", r.repeats},
+                  {"seed", r.seed},
+                  {"baseline", r.baseline == methodology::BaselineKind::exact ? "exact" : "reference"}};
+  // Only when searched, so that the logs of runs without it still resume.
+  if (r.hyperparameter_settings > 1) identity["hyperparameter_settings"] = r.hyperparameter_settings;
+  return identity;
 }
 
 }  // namespace
@@ -253,7 +263,8 @@ DesignJob::DesignJob(DesignRequest request, design::LlmClient& client)
         !problem_info.empty() || r.space_info
             ? design::problem_information(methodology::space_statistics(training->files, options), training->files,
                                           problem_info)
-            : "");
+            : "",
+        r.hyperparameter_settings);
   } catch (const io::InputError& e) {
     refuse_input(fmt::format("design: {}", e.what()));
   }
@@ -321,7 +332,8 @@ DesignResult DesignJob::run() {
   // killed run left there is removed here.
   const fs::path scratch = dir / "scratch";
   fs::remove_all(scratch, ec);
-  const design::CandidateScorer scorer(*prepared_->training, r.limits, scratch.string());
+  const design::CandidateScorer scorer(*prepared_->training, r.limits, scratch.string(),
+                                       {r.hyperparameter_settings, r.seed});
 
   const auto view_of = [&](const DesignCandidate& c) {
     design::CandidateView v;
@@ -497,8 +509,10 @@ DesignResult DesignJob::run() {
     }
     if (!c.result.declared_name.empty()) c.name = c.result.declared_name;
     if (c.name.empty()) c.name = fmt::format("candidate_{}", call);
-    say(c.result.ok ? fmt::format("  #{} {}: {:.3f} (compile {:.2f} s, runs {:.2f} s){}", call, c.name,
-                                  c.result.score, c.result.compile_seconds, c.result.run_seconds,
+    const std::string tuned =
+        c.result.settings.empty() ? "" : fmt::format(" with {}", fmt::join(c.result.settings, " "));
+    say(c.result.ok ? fmt::format("  #{} {}: {:.3f} (compile {:.2f} s, runs {:.2f} s){}{}", call, c.name,
+                                  c.result.score, c.result.compile_seconds, c.result.run_seconds, tuned,
                                   c.resumed ? " [from the log]" : "")
                     : fmt::format("  #{} {}: failed ({}): {}{}", call, c.name, c.result.stage,
                                   c.result.error.substr(0, c.result.error.find('\n')),
@@ -533,7 +547,7 @@ DesignResult DesignJob::run() {
         v = score_of(it->second.at("result"));
       } else {
         try {
-          v = validator->score(c.code_path);
+          v = validator->score(c.code_path, c.result.settings);  // the settings found on the training spaces
           v.error = without_directory(v.error, dir);
         } catch (const Interrupted&) {
           result.interrupted = true;
@@ -555,6 +569,7 @@ DesignResult DesignJob::run() {
     if (prepared_->problem_is_cache) t.simulate_path = r.for_problem;
     else t.cache_path = (dir / "tune-cache.json").string();
     t.strategy = result.best_paths.front();
+    t.settings = all[result.leaderboard.front()].result.settings;
     t.isolate_strategy = true;  // nobody reviewed it: loaded and run only in a sandboxed worker
     t.budget = *r.tune_budget;
     t.seed = r.seed;
@@ -640,9 +655,15 @@ void write_design_report(std::ostream& out, const DesignResult& result) {
                        c.description.substr(0, 80));
   }
   if (!result.best_paths.empty()) {
+    const CandidateScore& best = result.candidates[result.leaderboard.front()].result;
+    std::string settings;
+    for (const std::string& s : best.settings) settings += " --set " + s;
     out << "best: " << result.best_paths.front() << "\n";
+    if (best.default_score)
+      out << fmt::format("its hyperparameters tuned over {} settings: {:.3f} (defaults {:.3f})\n", best.settings_scored,
+                         best.score, *best.default_score);
     out << "adopt it: ktune tune " << (result.for_problem.empty() ? "PROBLEM" : result.for_problem) << " --strategy "
-        << result.best_paths.front() << "\n";
+        << result.best_paths.front() << settings << "\n";
   }
   out << "log: " << result.log_path << "\n";
   if (!result.space_choice.empty()) out << "scored on " << result.space_choice << "\n";

@@ -106,5 +106,74 @@ TEST(CandidateScorer, TellsAFileThatIsNoPlugin) {
   EXPECT_NE(s.error.find("not a ktune strategy plug-in"), std::string::npos) << s.error;
 }
 
+// A candidate with two hyperparameters: `search` (default false) and `stride` in [1, 4]; `defaults` is what it does
+// without searching, then it samples at random.
+std::string tunable(const std::string& file, const std::string& defaults) {
+  return write_temp(
+      file,
+      "#include <memory>\n#include <ktune/plugin.hpp>\n#include <ktune/strategy_toolkit.hpp>\nnamespace {\n"
+      "struct S final : ktune::Strategy {\n"
+      "  bool search; std::int64_t stride;\n"
+      "  S(bool s, std::int64_t k) : search(s), stride(k) {}\n"
+      "  void run(const ktune::SearchSpace& space, ktune::CostFunction& cost, ktune::Rng& rng) override {\n"
+      "    if (!search) {\n" + defaults + "\n    }\n"
+      "    for (std::size_t i = 0; i < space.size(); ++i)\n"
+      "      (void)cost((ktune::strategies::fresh_valid_index(space, cost, rng) + static_cast<std::size_t>(stride) - 1)"
+      " % space.size());\n"
+      "  }\n"
+      "};\n"
+      "ktune::StrategyInfo describe() {\n"
+      "  return {\"tunable\", \"test\",\n"
+      "          {{\"search\", ktune::HyperparameterType::Bool, ktune::Value(false), {}, {}, {}, \"search at all\"},\n"
+      "           {\"stride\", ktune::HyperparameterType::Int, ktune::Value(1), 1.0, 4.0, {}, \"an offset\"}},\n"
+      "          [](const ktune::Hyperparameters& h) {\n"
+      "            return std::make_unique<S>(h.get_bool(\"search\"), h.get_int(\"stride\"));\n"
+      "          }};\n"
+      "}\n"
+      "}\nKTUNE_STRATEGY_PLUGIN(describe)\n");
+}
+
+// In-the-loop hyperparameter optimisation: the defaults and drawn settings are scored, the best is kept, and scoring
+// again with that setting alone (validation) gives the same score.
+TEST(CandidateScorer, TunesTheDeclaredHyperparametersAndKeepsTheBestSetting) {
+  const std::string path = tunable("tunable.cpp", "for (std::size_t i = 0; i < space.size(); ++i) (void)cost(i);");
+  const CandidateScorer scorer(spaces(), {}, {}, HyperparameterSearch{6, 3});
+  const CandidateScore tuned = scorer.score(path);
+  ASSERT_TRUE(tuned.ok) << tuned.stage << ": " << tuned.error;
+  EXPECT_EQ(tuned.settings_scored, 6u);
+  ASSERT_TRUE(tuned.default_score);
+  EXPECT_GE(tuned.score, *tuned.default_score);
+  ASSERT_EQ(tuned.settings.size(), 2u);
+  EXPECT_EQ(tuned.settings[0].rfind("search=", 0), 0u);
+  EXPECT_EQ(tuned.settings[1].rfind("stride=", 0), 0u);
+  // Scored again with the setting found: the same runs, the same score; no search.
+  const CandidateScore again = scorer.score(path, tuned.settings);
+  ASSERT_TRUE(again.ok) << again.stage << ": " << again.error;
+  EXPECT_EQ(again.settings_scored, 1u);
+  EXPECT_FALSE(again.default_score);
+  EXPECT_EQ(again.settings, tuned.settings);
+  EXPECT_DOUBLE_EQ(again.score, tuned.score);
+  EXPECT_EQ(again.per_space, tuned.per_space);
+  // Without a search the defaults are scored: the same as the search's defaults.
+  const CandidateScore plain = CandidateScorer(spaces(), {}).score(path);
+  ASSERT_TRUE(plain.ok);
+  EXPECT_TRUE(plain.settings.empty());
+  EXPECT_DOUBLE_EQ(plain.score, *tuned.default_score);
+}
+
+// Settings whose runs cannot be scored cost themselves only: defaults that stop after one evaluation fail, a drawn
+// setting that searches is the candidate's score.
+TEST(CandidateScorer, ASettingThatCannotBeScoredCostsItselfOnly) {
+  const std::string path = tunable("stops_early.cpp", "(void)cost(0); return;");
+  const CandidateScore plain = CandidateScorer(spaces(), {}).score(path);
+  EXPECT_FALSE(plain.ok);
+  EXPECT_EQ(plain.stage, "run");
+  const CandidateScore tuned = CandidateScorer(spaces(), {}, {}, HyperparameterSearch{6, 3}).score(path);
+  ASSERT_TRUE(tuned.ok) << tuned.stage << ": " << tuned.error;
+  EXPECT_FALSE(tuned.default_score);
+  ASSERT_FALSE(tuned.settings.empty());
+  EXPECT_EQ(tuned.settings[0], "search=true");
+}
+
 }  // namespace candidate_scorer_test
 }  // namespace

@@ -192,6 +192,51 @@ TEST(DesignJob, RefusesALogOfAnotherRun) {
   EXPECT_EQ(DesignJob(r, c).run().candidates.size(), 1u);
 }
 
+// In-the-loop hyperparameter optimisation: the prompt asks for declared hyperparameters, the candidate's best setting
+// is kept in its result and the log, validation scores it with that setting, and a log of a run without the search
+// is not resumed by one with it.
+TEST(DesignJob, TunesEachCandidatesHyperparametersWhenAsked) {
+  DesignRequest r = request("hpo");
+  r.budget = 1;
+  r.hyperparameter_settings = 4;
+  r.validation_spaces = {shared_path("data/benchmark_hub/cachefiles/convolution_milo/A100.json.gz")};
+  const std::string tunable =
+      "# Description: sampled hill climbing\n```cpp\n#include <memory>\n#include <ktune/plugin.hpp>\n"
+      "#include <ktune/strategy_toolkit.hpp>\nnamespace {\nstruct S final : ktune::Strategy {\n"
+      "  std::int64_t sample; explicit S(std::int64_t s) : sample(s) {}\n"
+      "  void run(const ktune::SearchSpace& space, ktune::CostFunction& cost, ktune::Rng& rng) override {\n"
+      "    for (;;) {\n      std::size_t best = 0; double c = ktune::CostFunction::kInvalidCost;\n"
+      "      for (std::int64_t i = 0; i < sample; ++i) {\n"
+      "        const std::size_t x = ktune::strategies::fresh_valid_index(space, cost, rng);\n"
+      "        const double v = cost(x); if (v < c) { c = v; best = x; } }\n"
+      "      for (std::size_t n : space.neighbours(best, ktune::NeighbourMethod::Hamming)) cost(n);\n    }\n  }\n};\n"
+      "ktune::StrategyInfo describe() { return {\"sampled\", \"d\", "
+      "{{\"sample\", ktune::HyperparameterType::Int, ktune::Value(2), 1.0, 40.0, {}, \"samples per round\"}}, "
+      "[](const ktune::Hyperparameters& h) { return std::make_unique<S>(h.get_int(\"sample\")); }}; }\n}\n"
+      "KTUNE_STRATEGY_PLUGIN(describe)\n```\n";
+  ScriptedClient client({tunable});
+  const DesignResult result = DesignJob(r, client).run();
+  ASSERT_EQ(client.asked.size(), 1u);
+  EXPECT_NE(client.asked[0].find("## Hyperparameters"), std::string::npos);
+  ASSERT_EQ(result.candidates.size(), 1u);
+  const CandidateScore& scored = result.candidates[0].result;
+  ASSERT_TRUE(scored.ok) << scored.stage << ": " << scored.error;
+  EXPECT_EQ(scored.settings_scored, 4u);
+  ASSERT_TRUE(scored.default_score);
+  EXPECT_GE(scored.score, *scored.default_score);
+  ASSERT_EQ(scored.settings.size(), 1u);
+  EXPECT_EQ(scored.settings[0].rfind("sample=", 0), 0u);
+  EXPECT_TRUE(result.candidates[0].validation_score);
+  bool logged = false;
+  for (const auto& record : DesignLog::read(result.log_path))
+    if (record.value("event", "") == "candidate")
+      logged = record.at("result").at("settings") == nlohmann::json(scored.settings);
+  EXPECT_TRUE(logged);
+  r.hyperparameter_settings = 0;
+  ScriptedClient again({tunable});
+  EXPECT_THROW(DesignJob(r, again).run(), JobError);
+}
+
 TEST(DesignJob, OnePlusOneWithoutElitismKeepsTheLatestOffspring) {
   DesignRequest r = request("comma");
   r.parents = r.offspring = 1;

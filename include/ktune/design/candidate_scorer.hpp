@@ -5,6 +5,8 @@
 // (the compiler's errors, a throw, a crash, a hang, running out of memory) is an outcome with the message a developer
 // would read, never a failure of the caller: the design loop feeds it back to the language model.
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +25,16 @@ struct ScoringLimits {
   sandbox::Layers disabled;  // layers turned off (tests of the degraded mode)
 };
 
+// In-the-loop hyperparameter optimisation (LLaMEA-HPO): a candidate that declares hyperparameters with ranges (an
+// int or float with both bounds, a bool, a string with choices) is scored at its defaults and at `settings - 1` more
+// settings drawn uniformly from those ranges, each with the same seeds; its score is the best setting's (the
+// defaults on a tie), and that setting is kept with it. A setting whose runs cannot be scored costs itself only. The
+// draws depend only on `seed` and the declarations. 0 or 1: the defaults only.
+struct HyperparameterSearch {
+  std::size_t settings = 0;
+  std::uint64_t seed = 0;
+};
+
 struct CandidateScore {
   bool ok = false;
   // Where it ended: "scored", "compile" (does not compile or is no plug-in), "run" (threw), "crash", "timeout",
@@ -33,6 +45,11 @@ struct CandidateScore {
   std::string compile_log;    // the compiler's warnings (empty when the compiled plug-in was cached)
   double score = 0;           // mean of the methodology's P over the spaces
   std::vector<std::pair<std::string, double>> per_space;
+  // The hyperparameters it was scored with, "name=value" (empty: its defaults); with a hyperparameter search, the
+  // best setting found, and the defaults' score beside it (none when the defaults could not be scored).
+  std::vector<std::string> settings;
+  std::optional<double> default_score;
+  std::size_t settings_scored = 0;  // settings tried (1: the defaults or the fixed ones)
   double compile_seconds = 0, run_seconds = 0, scoring_seconds = 0, wall_seconds = 0;
 };
 
@@ -42,19 +59,24 @@ class CandidateScorer {
   // folder of its own under `scratch_directory` (empty: the system's temporary folder), from a copy of its source
   // whose #includes were checked, and the folder is removed once it is scored: compiled candidates never pile up, and
   // never in the user's plug-in cache.
-  CandidateScorer(const methodology::Comparison& spaces, ScoringLimits limits, std::string scratch_directory = {});
+  // With `search`, each candidate's declared hyperparameters are searched (HyperparameterSearch); the run limit then
+  // holds per setting scored.
+  CandidateScorer(const methodology::Comparison& spaces, ScoringLimits limits, std::string scratch_directory = {},
+                  HyperparameterSearch search = {});
   // Compiles, loads and scores the plug-in at `path` in a worker, as an untrusted plug-in (PluginBuild::untrusted):
   // an #include of anything but ktune's headers and the standard library fails it at the "compile" stage before any
   // compiler runs, and its error holds only the compiler's messages about its own file. A candidate the sandbox
   // stops (a forbidden system call, the file size or CPU limit) ends at the "sandbox" stage with the reason. Every
   // candidate runs with the same seeds (the runs depend on the comparison's seed and the space, not on the file's
   // name), so scores compare like with like.
-  CandidateScore score(const std::string& path) const;
+  // `settings` ("name=value", as the search found them): scored with exactly those, no search (validation).
+  CandidateScore score(const std::string& path, const std::vector<std::string>& settings = {}) const;
 
  private:
   const methodology::Comparison& spaces_;
   ScoringLimits limits_;
   std::string scratch_directory_;
+  HyperparameterSearch search_;
 };
 
 }  // namespace ktune::design

@@ -28,7 +28,9 @@ const std::string& example_strategy_source();
 
 std::string system_prompt();
 // The job, the API, the example and the answer format; `problem` (problem_information) appended when not empty.
-std::string task_prompt(const std::string& problem);
+// With `tuned_settings` above 1 (in-the-loop hyperparameter optimisation, CandidateScorer's HyperparameterSearch),
+// it asks for declared hyperparameters with ranges and says how they are tuned.
+std::string task_prompt(const std::string& problem, std::size_t tuned_settings = 0);
 
 // The target problem for the prompt: the T1 file's text (cut at a few thousand characters) when given, and each
 // training space's size, Cartesian size, density, parameters with their value counts, failing fraction, the spread

@@ -48,6 +48,10 @@ struct DesignRequest {
                                                design::PromptKind::simplify};
   int max_repairs = 2;  // repair prompts in a row for a failing line of candidates
   int repeats = 25;     // runs per space of every candidate
+  // In-the-loop hyperparameter optimisation (LLaMEA-HPO; design/candidate_scorer.hpp, HyperparameterSearch): each
+  // candidate's declared hyperparameters searched over this many settings (its defaults included), the best kept
+  // with it, and the prompt asks for them. 0 or 1: none.
+  std::size_t hyperparameter_settings = 0;
   std::uint64_t seed = 0;
   unsigned threads = 0;  // scoring threads (0: all cores)
   methodology::BaselineKind baseline = methodology::BaselineKind::reference;
