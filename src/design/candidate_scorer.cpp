@@ -74,8 +74,8 @@ std::vector<std::vector<std::pair<std::string, Value>>> settings_to_score(const 
     std::vector<std::pair<std::string, Value>> setting;
     for (const HyperparameterSpec& h : info.hyperparameters) {
       switch (h.type) {
-        case HyperparameterType::Int:
-          if (h.min && h.max && *h.max >= *h.min) {
+        case HyperparameterType::Int:  // bounds beyond 2^53 (or not numbers) are no range to draw from
+          if (h.min && h.max && *h.max >= *h.min && std::abs(*h.min) < 0x1p53 && std::abs(*h.max) < 0x1p53) {
             const auto low = static_cast<std::int64_t>(std::ceil(*h.min)), high = static_cast<std::int64_t>(*h.max);
             if (high >= low)
               setting.emplace_back(h.name, Value(low + static_cast<std::int64_t>(
@@ -83,7 +83,7 @@ std::vector<std::vector<std::pair<std::string, Value>>> settings_to_score(const 
           }
           break;
         case HyperparameterType::Float:
-          if (h.min && h.max && *h.max > *h.min)  // (min, max] when min is excluded, else [min, max)
+          if (h.min && h.max && *h.max > *h.min && std::isfinite(*h.max - *h.min))  // (min, max] or [min, max)
             setting.emplace_back(h.name, Value(h.min_exclusive ? *h.max - (*h.max - *h.min) * rng.uniform01()
                                                                : *h.min + (*h.max - *h.min) * rng.uniform01()));
           break;

@@ -156,6 +156,9 @@ struct DesignJob::Prepared {
 
 DesignJob::DesignJob(DesignRequest request, design::LlmClient& client)
     : request_(std::move(request)), client_(client), prepared_(std::make_unique<Prepared>()) {
+  // The API key is in the environment ktune started with, and candidates of other runs may run without a pid
+  // namespace on this machine: from here on this process's environ is not theirs to read.
+  sandbox::conceal_this_process();
   const DesignRequest& r = request_;
   if (r.spaces.empty() && r.for_problem.empty()) refuse_request("design: no training spaces (--spaces)");
   if (r.parents == 0) refuse_request("design: --parents must be at least 1");
@@ -342,6 +345,10 @@ DesignResult DesignJob::run() {
     if (c.result.ok) {
       v.score = c.result.score;
       v.feedback = design::score_feedback(c.result.score, c.result.per_space);
+      if (!c.result.settings.empty())  // what the search found: better defaults for the next version
+        v.feedback += fmt::format("\nIt scored best with {} (its defaults: {}).", fmt::join(c.result.settings, ", "),
+                                  c.result.default_score ? fmt::format("{:.3f}", *c.result.default_score)
+                                                         : std::string("no score"));
     } else {
       v.feedback = c.result.error;
     }

@@ -426,6 +426,8 @@ void enter_strategy_phase() {
 
 bool inside() { return g_inside; }
 
+void conceal_this_process() { (void)::prctl(PR_SET_DUMPABLE, 0); }
+
 unsigned spawning_threads(unsigned threads) {
   (void)available_layers();
 #ifdef KTUNE_ADDRESS_SANITIZER

@@ -125,6 +125,12 @@ void enter_strategy_phase();
 // Whether this process is a sandboxed one (spawn's child).
 bool inside();
 
+// Makes this process's /proc/PID/environ (the environment it started with: an API key) and memory readable only with
+// CAP_SYS_PTRACE, which no sandboxed process has: the process is no longer dumpable. For a process that holds a
+// secret while code nobody reviewed runs on the machine, in its sandbox or in another one that has no /proc or pid
+// namespace of its own (the degraded mode, where every process of the user is visible).
+void conceal_this_process();
+
 // How many of `threads` may start sandboxed processes at once, for a caller about to start them: the layers are
 // probed now, before the threads exist, and under GCC's AddressSanitizer it is 1, as its allocator has no fork
 // handler (a fork can copy a lock another thread holds, and the child waits for it forever; glibc's malloc and
