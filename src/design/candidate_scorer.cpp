@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <new>
 #include <stdexcept>
-#include <string_view>
 #include <thread>
 
 #include <fmt/format.h>
@@ -24,6 +23,7 @@
 #include "ktune/sandbox/sandbox.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
 #include "ktune/tuning/interruption.hpp"
+#include "ktune/tuning/strategy.hpp"
 #include "ktune/tuning/strategy_plugins.hpp"
 #include "support/socket_io.hpp"
 
@@ -53,21 +53,12 @@ std::string setting_text(const std::string& name, const Value& value) {
   return name + "=" + value.repr();
 }
 
-// The settings to score, the first the defaults (or the fixed ones): HyperparameterSearch's draws over the declared
-// ranges.
+// The settings to score, the first the defaults, or the fixed ones alone (parse_strategy_settings reads them against
+// the registered candidate): HyperparameterSearch's draws over the declared ranges.
 std::vector<std::vector<std::pair<std::string, Value>>> settings_to_score(const StrategyInfo& info,
                                                                           const HyperparameterSearch& search,
                                                                           const std::vector<std::string>& fixed) {
-  std::vector<std::vector<std::pair<std::string, Value>>> out(1);
-  for (const std::string& text : fixed) {
-    const auto eq = text.find('=');
-    const std::string name = text.substr(0, eq);
-    const auto spec = std::find_if(info.hyperparameters.begin(), info.hyperparameters.end(),
-                                   [&](const HyperparameterSpec& h) { return h.name == name; });
-    if (eq == std::string::npos || spec == info.hyperparameters.end())
-      throw std::invalid_argument(fmt::format("the setting '{}' names no hyperparameter of the strategy", text));
-    out[0].emplace_back(name, parse_hyperparameter_text(info.name, *spec, std::string_view(text).substr(eq + 1)));
-  }
+  std::vector<std::vector<std::pair<std::string, Value>>> out{parse_strategy_settings(info.name, fixed)};
   if (!fixed.empty()) return out;
   Rng rng(search.seed);
   for (std::size_t k = 1; k < search.settings; ++k) {
@@ -121,44 +112,47 @@ std::vector<std::vector<std::pair<std::string, Value>>> settings_to_score(const 
           {"compile_log", compiled.compile_log}});
     StrategyInfo candidate = *find_strategy(compiled.library);
     candidate.name = kCandidateName;
+    register_strategy(candidate);
     const auto settings = settings_to_score(candidate, search, fixed);
-    register_strategy(std::move(candidate));
     // Each setting in a comparison of its own (the same seeds for all): a setting whose runs cannot be scored (it
     // stops at once, it throws) costs itself only; the candidate fails when every setting does, with the first's
     // error.
-    std::optional<std::size_t> best;
+    std::optional<std::size_t> best;  // the best setting so far and its report
+    std::optional<methodology::ComparisonReport> best_report;
     std::optional<double> default_score;
-    std::vector<methodology::ComparisonReport> reports;
     std::string first_error;
     double run_seconds = 0, scoring_seconds = 0;
     for (std::size_t k = 0; k < settings.size(); ++k) {
+      std::optional<methodology::ComparisonReport> report;
       try {
-        reports.push_back(spaces.run({{fmt::format("{}#{}", kCandidateName, k), kCandidateName, settings[k]}}));
+        report = spaces.run({{fmt::format("{}#{}", kCandidateName, k), kCandidateName, settings[k]}});
       } catch (const std::bad_alloc&) {
         throw;
       } catch (const std::exception& e) {
         if (k == 0) first_error = fmt::format("the strategy threw an exception: {}", e.what());
-        reports.emplace_back();
         continue;
       }
-      run_seconds += reports.back().run_seconds;
-      scoring_seconds += reports.back().scoring_seconds;
-      const double score = reports.back().aggregate.at(0).score;
+      run_seconds += report->run_seconds;
+      scoring_seconds += report->scoring_seconds;
+      const double score = report->aggregate.at(0).score;
       if (!std::isfinite(score)) {
         if (k == 0) first_error = "the strategy's runs could not be scored (no score)";
         continue;
       }
       if (k == 0 && settings.size() > 1) default_score = score;
-      if (!best || score > reports[*best].aggregate.at(0).score) best = k;  // the earliest on a tie
+      if (!best || score > best_report->aggregate.at(0).score) {  // the earliest on a tie
+        best = k;
+        best_report = std::move(report);
+      }
     }
     if (!best) {
       send({{"phase", "done"}, {"stage", "run"}, {"error", first_error}});
     } else {
       json per_space = json::array();
-      for (const auto& space : reports[*best].spaces) per_space.push_back({space.name, space.strategies.at(0).score});
+      for (const auto& space : best_report->spaces) per_space.push_back({space.name, space.strategies.at(0).score});
       json chosen = json::array();
       for (const auto& [name, value] : settings[*best]) chosen.push_back(setting_text(name, value));
-      send({{"phase", "done"}, {"stage", "scored"}, {"score", reports[*best].aggregate.at(0).score},
+      send({{"phase", "done"}, {"stage", "scored"}, {"score", best_report->aggregate.at(0).score},
             {"per_space", per_space}, {"settings", chosen},
             {"default_score", default_score ? json(*default_score) : json(nullptr)},
             {"settings_scored", settings.size()}, {"run_seconds", run_seconds}, {"scoring_seconds", scoring_seconds}});
