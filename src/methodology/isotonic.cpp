@@ -46,15 +46,30 @@ void pool_adjacent_violators(std::vector<double>& y, std::vector<double>& w) {
 
 }  // namespace
 
+std::vector<std::size_t> IsotonicFit::sorted_by_x_then_y(std::span<const double> x, std::span<const double> y) {
+  std::vector<std::size_t> order(x.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return x[a] < x[b] || (x[a] == x[b] && y[a] < y[b]);
+  });
+  return order;
+}
+
 IsotonicFit::IsotonicFit(std::span<const double> x, std::span<const double> y, std::span<const double> weights,
                          bool increasing, double y_min, double y_max) {
+  const std::vector<std::size_t> order = sorted_by_x_then_y(x, y);
+  std::vector<double> sx(order.size()), sy(order.size()), sw(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) sx[i] = x[order[i]], sy[i] = y[order[i]], sw[i] = weights[order[i]];
+  *this = IsotonicFit(Presorted{}, sx, sy, sw, increasing, y_min, y_max);
+}
+
+IsotonicFit::IsotonicFit(Presorted, std::span<const double> x, std::span<const double> y,
+                         std::span<const double> weights, bool increasing, double y_min, double y_max) {
+  // The weighted points, in order (a stable sort of them alone gives the same order).
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < x.size(); ++i)
     if (weights[i] > 0) order.push_back(i);
   if (order.empty()) throw std::invalid_argument("isotonic regression of no points");
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return x[a] < x[b] || (x[a] == x[b] && y[a] < y[b]);
-  });
 
   // Merge (nearly) equal x into their weighted mean y, as sklearn's _make_unique does.
   constexpr double kResolution = 1e-15;  // numpy.finfo(float64).resolution

@@ -108,11 +108,20 @@ StrategyCurve strategy_curve_over_time(const std::vector<Run>& runs, const Space
     Rng rng(options.seed);
     std::vector<double> weights(x.size());
     std::vector<double> sum(time_points.size(), 0.0);
+    // The points sorted once; each bootstrap sample weights them where they sit in that order.
+    const std::vector<std::size_t> order = IsotonicFit::sorted_by_x_then_y(x, ranks);
+    std::vector<double> sorted_x(x.size()), sorted_ranks(x.size());
+    std::vector<std::size_t> position(x.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      sorted_x[i] = x[order[i]];
+      sorted_ranks[i] = ranks[order[i]];
+      position[order[i]] = i;
+    }
     for (std::size_t k = 0; k < estimators; ++k) {
       std::fill(weights.begin(), weights.end(), 0.0);
-      for (std::size_t s = 0; s < samples; ++s) weights[rng.below(x.size())] += 1.0;
+      for (std::size_t s = 0; s < samples; ++s) weights[position[rng.below(x.size())]] += 1.0;
       if (samples == 0) std::fill(weights.begin(), weights.end(), 1.0);
-      const IsotonicFit fit(x, ranks, weights, !minimise, y_min, y_max);
+      const IsotonicFit fit(IsotonicFit::Presorted{}, sorted_x, sorted_ranks, weights, !minimise, y_min, y_max);
       for (std::size_t j = 0; j < time_points.size(); ++j) sum[j] += fit(time_points[j]);
     }
     for (std::size_t j = 0; j < time_points.size(); ++j) mean_rank[j] = sum[j] / static_cast<double>(estimators);

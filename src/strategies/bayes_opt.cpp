@@ -21,6 +21,7 @@
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
+#include "strategies/acquisition.hpp"
 #include "strategies/gaussian_process.hpp"
 #include "strategies/prior_guided.hpp"
 #include "strategies/strategy_infos.hpp"
@@ -30,7 +31,6 @@
 namespace ktune::strategies {
 namespace {
 
-enum class Acquisition { Ei, Poi, Lcb, LcbSrinivas };
 enum class Method { Single, Multi, MultiAdvanced, MultiFast };
 
 struct BayesOptSettings {
@@ -61,9 +61,6 @@ std::optional<Acquisition> acquisition_named(std::string_view name) {
   if (name == "lcb-srinivas") return Acquisition::LcbSrinivas;
   return std::nullopt;
 }
-
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
-double normal_pdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * std::numbers::pi); }
 
 class Search {
  public:
@@ -312,6 +309,7 @@ class Search {
       }
       exploration_ = initial_sd_ > 0 ? mean_sd / initial_sd_ * ratio : 0.0;
     }
+    z_finite_ = standardised_improvements(mu_, sigma_, incumbent_, exploration_, z_);
   }
 
   // The targets regressed on the sources' quantiles (non-negative least squares by coordinate descent on centred
@@ -380,40 +378,19 @@ class Search {
     }
   }
 
-  double acquisition(Acquisition af, std::size_t slot) const {
-    const double mu = mu_[slot], sigma = sigma_[slot];
-    switch (af) {
-      case Acquisition::Ei: {
-        const double improvement = incumbent_ - exploration_ - mu;
-        const double z = improvement / (sigma + 1e-9);
-        return -(improvement * normal_cdf(z) + sigma * normal_pdf(z));
-      }
-      case Acquisition::Poi:
-        return -normal_cdf((incumbent_ - exploration_ - mu) / (sigma + 1e-9));
-      case Acquisition::Lcb:
-        return mu - exploration_ * sigma;
-      case Acquisition::LcbSrinivas: {
-        // Srinivas et al.'s GP-UCB schedule with delta = 0.1, as Kernel Tuner.
-        const double t = static_cast<double>(std::max<std::size_t>(raw_.size(), 1));
-        const double d = static_cast<double>(tunable_dims_);
-        const double beta = std::sqrt(std::max(
-            0.0, s_.zeta * 2 * ((d / 2 + 2) * std::log(t) + std::log(std::numbers::pi * std::numbers::pi / 0.3))));
-        return mu - beta * sigma;
-      }
-    }
-    return mu;
+  // Srinivas et al.'s GP-UCB schedule with delta = 0.1, as Kernel Tuner.
+  double srinivas_beta() const {
+    const double t = static_cast<double>(std::max<std::size_t>(raw_.size(), 1));
+    const double d = static_cast<double>(tunable_dims_);
+    return std::sqrt(std::max(
+        0.0, s_.zeta * 2 * ((d / 2 + 2) * std::log(t) + std::log(std::numbers::pi * std::numbers::pi / 0.3))));
   }
 
-  // The pool slot minimising `af`, skipping the slots in `taken`.
+  // The pool slot minimising `af`, skipping the slots in `taken` (acquisition.hpp).
   std::size_t argmin(Acquisition af, const std::vector<std::size_t>& taken) const {
-    std::size_t best = pool_.size();
-    double best_value = std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < pool_.size(); ++j) {
-      const double v = acquisition(af, j);
-      if ((best == pool_.size() || v < best_value) && std::find(taken.begin(), taken.end(), j) == taken.end())
-        best = j, best_value = v;
-    }
-    return best;
+    const AcquisitionRound round{mu_, sigma_, z_, incumbent_, exploration_,
+                                 af == Acquisition::LcbSrinivas ? srinivas_beta() : 0.0};
+    return best_slot(af, round, z_finite_, taken);
   }
 
   // One prediction, one proposal per active acquisition function.
@@ -505,6 +482,8 @@ class Search {
   double initial_mean_ = 0, initial_sd_ = 0;
   double incumbent_ = 0, exploration_ = 0;
   std::vector<double> x_, y_, mu_, sigma_, residual_;
+  std::vector<double> z_;  // per slot, EI's and PoI's standardised improvement
+  bool z_finite_ = false;
   // With a prior: both models' means, how the targets were standardised, their recent errors, the proposals awaiting
   // their measurement.
   struct Pending {

@@ -1,7 +1,9 @@
 #include "strategies/gaussian_process.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include <Eigen/Dense>
@@ -42,6 +44,8 @@ GaussianProcess::GaussianProcess(CovarianceKernel kernel, double lengthscale, st
   f_->row.resize(p);
   x_.reserve(max_points * dims);
   cx_.reserve(max_candidates * dims);
+  memo_.assign(std::size_t{1} << 12, {kEmpty, 0.0});
+  memo_shift_ = 64 - 12;
 }
 
 GaussianProcess::~GaussianProcess() = default;
@@ -54,6 +58,31 @@ double GaussianProcess::kernel(const double* a, const double* b) const {
     const double t = (a[i] - b[i]) * inv_lengthscale_;
     sq += t * t;
   }
+  std::uint64_t bits;
+  std::memcpy(&bits, &sq, sizeof bits);
+  if (bits == kEmpty) return kernel_of_squared_distance(sq);
+  const std::size_t mask = memo_.size() - 1;
+  std::size_t slot = static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> memo_shift_);
+  for (;; slot = (slot + 1) & mask) {
+    if (memo_[slot].key == bits) return memo_[slot].value;
+    if (memo_[slot].key == kEmpty) break;
+  }
+  const double value = kernel_of_squared_distance(sq);
+  if (2 * (memo_used_ + 1) > memo_.size()) {
+    // Half full: start over, twice as large up to kMaxMemo entries (a space whose distances rarely repeat).
+    constexpr std::size_t kMaxMemo = std::size_t{1} << 20;
+    const std::size_t size = std::min(2 * memo_.size(), kMaxMemo);
+    memo_.assign(size, {kEmpty, 0.0});
+    memo_shift_ = 64 - static_cast<unsigned>(std::countr_zero(size));
+    memo_used_ = 0;
+    slot = static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> memo_shift_);
+  }
+  memo_[slot] = {bits, value};
+  ++memo_used_;
+  return value;
+}
+
+double GaussianProcess::kernel_of_squared_distance(double sq) const {
   switch (kernel_) {
     case CovarianceKernel::Matern32: {
       const double r = std::sqrt(3.0 * sq);

@@ -33,6 +33,9 @@ class GaussianProcess {
   std::size_t max_points() const { return max_points_; }
   std::size_t max_candidates() const { return max_candidates_; }
 
+  // k(a, b). Memoised by the bits of the scaled squared distance: candidates and training points sit on the
+  // parameters' value grids, so a run meets a few thousand distinct distances in millions of evaluations, and the
+  // memo returns the very value the formula gave.
   double kernel(const double* a, const double* b) const;
 
   // Adds a training input (x.size() == dims, points() < max_points()).
@@ -67,6 +70,17 @@ class GaussianProcess {
   std::vector<double> cx_;         // candidate inputs, row-major C x dims
   std::vector<std::uint8_t> fresh_;  // per slot: added since the last update, its row of V not yet computed
   struct Factors;                  // the Eigen matrices, kept out of this header (Eigen is private to the library)
+  double kernel_of_squared_distance(double sq) const;
+  // kernel()'s memo: open addressing over the distance's bits (kEmpty: a free slot; never a distance's bits, which
+  // are those of a non-negative number)
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+  struct MemoEntry {
+    std::uint64_t key;  // the distance's bits
+    double value;
+  };
+  mutable std::vector<MemoEntry> memo_;  // one cache line holds both halves of an entry
+  mutable std::size_t memo_used_ = 0;
+  mutable unsigned memo_shift_ = 0;
   std::unique_ptr<Factors> f_;
 };
 

@@ -189,6 +189,37 @@ TEST(GaussianProcess, InterpolatesItsPointsAndFallsBackToThePriorFarAway) {
   EXPECT_THROW(GaussianProcess(CovarianceKernel::Rbf, 0.0, 1, 2, 2), std::invalid_argument);
 }
 
+// The kernel's memo (keyed by the squared distance's bits) returns the formula's value, first time and every time
+// after, for more distinct distances than its first table holds (it grows, and starts over when full).
+TEST(GaussianProcess, MemoisedKernelEqualsTheFormula) {
+  const double lengthscale = 0.7;
+  for (auto kernel : {CovarianceKernel::Matern32, CovarianceKernel::Matern52, CovarianceKernel::Rbf}) {
+    GaussianProcess gp(kernel, lengthscale, 3, 2, 2);
+    const auto formula = [&](const std::vector<double>& a, const std::vector<double>& b) {
+      double sq = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        const double t = (a[i] - b[i]) * (1.0 / lengthscale);
+        sq += t * t;
+      }
+      if (kernel == CovarianceKernel::Rbf) return std::exp(-0.5 * sq);
+      const double r = std::sqrt((kernel == CovarianceKernel::Matern32 ? 3.0 : 5.0) * sq);
+      return kernel == CovarianceKernel::Matern32 ? (1.0 + r) * std::exp(-r) : (1.0 + r + r * r / 3.0) * std::exp(-r);
+    };
+    Rng rng(3);
+    std::vector<std::pair<std::vector<double>, std::vector<double>>> pairs;
+    for (int i = 0; i < 30000; ++i) {
+      // Grid points (the memo's case: distances repeat) and arbitrary ones (they do not).
+      std::vector<double> a = point(rng, 3), b = point(rng, 3);
+      if (i % 2)
+        for (auto* v : {&a, &b})
+          for (double& x : *v) x = (std::floor(x * 8) + 0.5) / 8;
+      pairs.emplace_back(std::move(a), std::move(b));
+    }
+    for (int pass = 0; pass < 2; ++pass)
+      for (const auto& [a, b] : pairs) ASSERT_EQ(gp.kernel(a.data(), b.data()), formula(a, b));
+  }
+}
+
 TEST(GaussianProcess, DuplicatePointsStayFinite) {
   GaussianProcess gp(CovarianceKernel::Rbf, 1.5, 2, 10, 2);
   gp.add_candidate(std::vector<double>{0.5, 0.5});
