@@ -597,13 +597,14 @@ StrategyInfo bayes_opt_info() {
             "multi-advanced: relative margin to skip a worse or promote a better acquisition function"},
            {"multi_af_names", T::String, Value(std::string("ei,poi,lcb")), {}, {}, {},
             "comma-separated acquisition functions of the portfolios"},
-           // maxcandidates 1024 and maxobservations 100 (were 2048 and 200): an iteration costs about the pool size
-           // times the training set, so a quarter of the work; on the twelve GPU spaces the mean score did not drop
-           // (100 repeats: 0.738 -> 0.747 at seed 0, 0.744 -> 0.771 at seed 1; docs/strategies.md). `auto`'s first
-           // stage keeps the settings it was chosen with (auto.cpp).
-           {"maxcandidates", T::Int, Value(std::int64_t{1024}), 1.0, {}, {},
+           // maxcandidates 512 and maxobservations 64 (were 1024 and 100, before that 2048 and 200): an iteration
+           // costs about the pool size times the training set, and each halving kept the scores (512/64 on the twelve
+           // GPU spaces, 100 repeats: 0.755 / 0.767 / 0.747 at seeds 0-2 against 0.747 / 0.771 / 0.744; on the 156
+           // training spaces 0.626 against 0.616, no budget regime lower; docs/strategies.md). A third of the time.
+           // `auto`'s first stage keeps the settings it was chosen with (auto.cpp).
+           {"maxcandidates", T::Int, Value(std::int64_t{512}), 1.0, {}, {},
             "candidates scored per iteration: all unevaluated configurations up to this many, else a rotating pool"},
-           {"maxobservations", T::Int, Value(std::int64_t{100}), 2.0, {}, {},
+           {"maxobservations", T::Int, Value(std::int64_t{64}), 2.0, {}, {},
             "GP training-set cap; when full, refit on the best half and the most recent quarter"},
            {"candidaterotation", T::Int, Value(std::int64_t{16}), 0.0, {}, {},
             "pool members replaced by fresh random configurations per evaluation (subsampled pool only)"},
