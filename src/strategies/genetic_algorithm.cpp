@@ -184,8 +184,10 @@ class GeneticAlgorithm final : public Strategy {
   // Each gene changes with probability 1/mutation_chance: to a random valid Hamming neighbour differing in that
   // gene, or with Hamming-adjacent to the nearest valid value above or below (constraint-aware); classic: to a random
   // other value, or the next one up or down.
-  void mutate(const SearchSpace& space, Config& genes, Rng& rng) const {
+  // True when a gene changed.
+  bool mutate(const SearchSpace& space, Config& genes, Rng& rng) const {
     if (s_.paper) return mutate_once(space, genes, rng);
+    bool changed = false;
     for (std::size_t p = 0; p < genes.size(); ++p) {
       if (rng.below(s_.mutation_chance) != 0) continue;
       const std::size_t values = space.param_values(p).size();
@@ -194,35 +196,40 @@ class GeneticAlgorithm final : public Strategy {
         if (s_.mutation == NeighbourMethod::HammingAdjacent) {  // the next value up or down in the list
           const bool up = genes[p] == 0 || (genes[p] + 1 < values && rng.below(2) == 1);
           genes[p] = up ? genes[p] + 1 : genes[p] - 1;
+          changed = true;
           continue;
         }
         auto v = static_cast<std::uint32_t>(rng.below(values - 1));
         genes[p] = v >= genes[p] ? v + 1 : v;
+        changed = true;
         continue;
       }
       std::vector<std::size_t> options;
       for (std::size_t n : space.neighbours(genes, s_.mutation))
         if (space.value_index(n, p) != genes[p]) options.push_back(n);
-      if (!options.empty()) genes[p] = space.value_index(options[rng.below(options.size())], p);
+      if (!options.empty()) genes[p] = space.value_index(options[rng.below(options.size())], p), changed = true;
     }
+    return changed;
   }
 
   // The paper's mutation: with probability 1/mutation_chance, one parameter changes (aware: to a random valid Hamming
   // neighbour of the child; unaware: a random parameter with more than one value, to a random other value).
-  void mutate_once(const SearchSpace& space, Config& genes, Rng& rng) const {
-    if (rng.below(s_.mutation_chance) != 0) return;
+  bool mutate_once(const SearchSpace& space, Config& genes, Rng& rng) const {
+    if (rng.below(s_.mutation_chance) != 0) return false;
     if (s_.constraint_aware) {
       const auto options = space.neighbours(genes, NeighbourMethod::Hamming);
-      if (!options.empty()) genes = space.config_at(options[rng.below(options.size())]);
-      return;
+      if (options.empty()) return false;
+      genes = space.config_at(options[rng.below(options.size())]);
+      return true;
     }
     std::vector<std::size_t> free;
     for (std::size_t p = 0; p < genes.size(); ++p)
       if (space.param_values(p).size() >= 2) free.push_back(p);
-    if (free.empty()) return;
+    if (free.empty()) return false;
     const std::size_t p = free[rng.below(free.size())];
     const auto v = static_cast<std::uint32_t>(rng.below(space.param_values(p).size() - 1));
     genes[p] = v >= genes[p] ? v + 1 : v;
+    return true;
   }
 
   // The paper's repair: a random neighbour by the first non-empty method of strictly-adjacent, adjacent, Hamming.
@@ -249,14 +256,15 @@ class GeneticAlgorithm final : public Strategy {
         auto [x, y] = crossover(sorted[i].genes, sorted[j].genes, rng);
         for (Config* child : {&x, &y}) {
           if (next.size() >= popsize) break;
-          if (s_.constraint_aware && !space.is_valid(*child)) {
-            const auto repaired =
-                s_.paper ? repair_at_random(space, *child, rng) : repair_by_neighbours(space, *child, {}, rng);
-            if (!repaired) continue;
-            *child = space.config_at(*repaired);
+          // One lookup serves the validity check and the individual's index, unless the mutation changes the genes.
+          std::optional<std::size_t> index = space.index_of(*child);
+          if (s_.constraint_aware && !index) {
+            index = s_.paper ? repair_at_random(space, *child, rng) : repair_by_neighbours(space, *child, {}, rng);
+            if (!index) continue;
+            *child = space.config_at(*index);
           }
-          mutate(space, *child, rng);
-          if (!contains(next, *child)) next.push_back(make(space, std::move(*child)));
+          if (mutate(space, *child, rng)) index = space.index_of(*child);
+          if (!contains(next, *child)) next.push_back(Individual{std::move(*child), index, 0.0});
         }
       }
     }
