@@ -60,7 +60,7 @@ double GaussianProcess::kernel(const double* a, const double* b) const {
   }
   std::uint64_t bits;
   std::memcpy(&bits, &sq, sizeof bits);
-  if (bits == kEmpty) return kernel_of_squared_distance(sq);
+  if (bits == kEmpty || memo_.empty()) return kernel_of_squared_distance(sq);  // (empty: a moved-from process)
   const std::size_t mask = memo_.size() - 1;
   std::size_t slot = static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ull) >> memo_shift_);
   for (;; slot = (slot + 1) & mask) {

@@ -35,7 +35,7 @@ class GaussianProcess {
 
   // k(a, b). Memoised by the bits of the scaled squared distance: candidates and training points sit on the
   // parameters' value grids, so a run meets a few thousand distinct distances in millions of evaluations, and the
-  // memo returns the very value the formula gave.
+  // memo returns the very value the formula gave. (So a process is not to be shared between threads.)
   double kernel(const double* a, const double* b) const;
 
   // Adds a training input (x.size() == dims, points() < max_points()).
