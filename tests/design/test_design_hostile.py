@@ -13,6 +13,8 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 from test_design_cli import MockServer, design_args
 
 HOSTILE = pathlib.Path(__file__).resolve().parent.parent / "data" / "hostile"
@@ -102,10 +104,10 @@ def test_without_namespaces_the_key_stays_hidden_and_seccomp_still_stops_them(tm
 
 
 def test_hostile_candidates_are_stopped_and_leak_nothing(tmp_path, env):
-    run_hostile(tmp_path, env, EXPECTED)
+    run_hostile(tmp_path, env, EXPECTED, every_layer=True)
 
 
-def run_hostile(tmp_path, env, expected):
+def run_hostile(tmp_path, env, expected, every_layer=False):
     outside = tmp_path / "outside"
     outside.mkdir()
     secret_file = outside / "secret.txt"
@@ -122,6 +124,11 @@ def run_hostile(tmp_path, env, expected):
         time.sleep(0.2)
         listener.close()
     assert done.returncode == 0, done.stderr
+    refused = [line for line in done.stderr.splitlines() if "sandbox for unreviewed code: no" in line]
+    if every_layer and refused and "on this system" in refused[0]:
+        # A kernel that refuses a layer (a chroot or a container refuses user namespaces): the candidates see what
+        # the missing layer would hide, as ktune says; the forced-off test above covers what still holds then.
+        pytest.skip(refused[0])
     result = json.loads(done.stdout)
     got = [(c["name"], c["result"]["stage"]) for c in result["candidates"]]
     assert got == expected, json.dumps([c["result"] for c in result["candidates"]], indent=1)
