@@ -25,7 +25,7 @@ enum Bit : unsigned {
 // Runs in the probe's child: the bits of the layers that worked. It allocates no memory (see the seccomp probe).
 unsigned probe_in_child() {
   unsigned bits = 0;
-  (void)::prctl(PR_SET_DUMPABLE, 0);  // as the sandbox's keeper is when it enters them
+  conceal_this_process();  // as the sandbox's keeper is when it enters them
   const int all = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
   if (detail::enter_namespaces(true, all)) {
     bits |= kUser | kMount | kPid | kNetwork | kIpc;

@@ -241,7 +241,7 @@ void close_descriptors(std::vector<int> keep) {
 [[noreturn]] void run_keeper(const Options& options, const Layers& layers, int report_fd, pid_t caller,
                              const std::function<void()>& body) {
   ::setpgid(0, 0);
-  (void)::prctl(PR_SET_DUMPABLE, 0);  // its /proc/PID/environ is ktune's (see spawn)
+  conceal_this_process();  // its /proc/PID/environ is ktune's (see spawn)
   (void)::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != caller) ::_exit(kSetupFailed);
   int flags = 0;
@@ -395,7 +395,7 @@ Process spawn(const Options& given, const std::function<void()>& body) {
   // Without a /proc of its own the process sees ktune's: /proc/PID/environ of ktune and of the sandbox's own keeper
   // would show the environment ktune started with (the API key). A process that is not dumpable has those files
   // readable by root's capabilities only, which the sandboxed process does not have.
-  if (!layers.proc) (void)::prctl(PR_SET_DUMPABLE, 0);
+  if (!layers.proc) conceal_this_process();
   static const Region environment = environment_region();
   g_environment = environment;
   std::fflush(nullptr);

@@ -86,11 +86,10 @@ double acquisition_value(Acquisition af, const AcquisitionRound& r, std::size_t 
   switch (af) {
     case Acquisition::Ei: {
       const double improvement = r.incumbent - r.exploration - mu;
-      const double z = improvement / (sigma + 1e-9);
-      return -(improvement * normal_cdf(z) + sigma * normal_pdf(z));
+      return -(improvement * normal_cdf(r.z[j]) + sigma * normal_pdf(r.z[j]));
     }
     case Acquisition::Poi:
-      return -normal_cdf((r.incumbent - r.exploration - mu) / (sigma + 1e-9));
+      return -normal_cdf(r.z[j]);
     case Acquisition::Lcb:
       return mu - r.exploration * sigma;
     case Acquisition::LcbSrinivas:

@@ -12,7 +12,7 @@ namespace ktune::strategies {
 enum class Acquisition { Ei, Poi, Lcb, LcbSrinivas };
 
 // One round's posterior over the pool and its constants. z[j] = (incumbent - exploration - mu[j]) / (sigma[j] +
-// 1e-9), as standardised_improvements() computes it.
+// 1e-9), EI's and PoI's standardised improvement, from standardised_improvements().
 struct AcquisitionRound {
   std::span<const double> mu, sigma, z;
   double incumbent = 0, exploration = 0;
