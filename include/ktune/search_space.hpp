@@ -158,6 +158,15 @@ class SearchSpace {
   std::vector<std::size_t> neighbours(std::size_t index, NeighbourMethod method) const;
   // The same computation without looking at or filling the cache.
   std::vector<std::size_t> neighbours_uncached(std::span<const std::uint32_t> config, NeighbourMethod method) const;
+  // Of config's neighbours by `method` (those neighbours() lists), the ones closest to the point x of the continuous
+  // view (num_params() coordinates), ascending: the least sum over p of (value_index(c, p) * epsilon() - x[p])^2,
+  // the terms computed and added one by one in parameter order, so exactly the ties a scan of neighbours() in that
+  // arithmetic finds. Empty if there are no neighbours (or x holds a NaN). The two box methods are answered by
+  // branch and bound over the prefix tree without listing the box (repairs of a continuous point touch a few of its
+  // thousands of configurations); the others, and the lazy form, filter neighbours(). Throws std::invalid_argument
+  // if x.size() != num_params().
+  std::vector<std::size_t> closest_neighbours(std::span<const std::uint32_t> config, NeighbourMethod method,
+                                              std::span<const double> x) const;
   // Calls f(index) for every valid configuration c with lo[p] <= c[p] <= hi[p] for all p (box query on the
   // lexicographic order; prunes empty prefixes, never scans all configurations). Indices arrive in ascending order.
   // lo and hi must have num_params() entries (otherwise nothing is reported).

@@ -111,12 +111,9 @@ std::vector<std::size_t> SearchSpace::Index::compute_neighbours(const SearchSpac
   return {};
 }
 
-// (Strictly-)adjacent neighbours are exactly the valid configurations in a box around the query.
-std::vector<std::size_t> SearchSpace::Index::box_neighbours(const SearchSpace& space,
-                                                            std::span<const std::uint32_t> config, bool strictly) const {
-  const std::size_t d = space.num_params();
-  std::vector<std::uint32_t> lo(d), hi(d);
-  for (std::size_t p = 0; p < d; ++p) {
+bool SearchSpace::Index::neighbour_box(const SearchSpace& space, std::span<const std::uint32_t> config, bool strictly,
+                                       std::span<std::uint32_t> lo, std::span<std::uint32_t> hi) {
+  for (std::size_t p = 0; p < space.num_params(); ++p) {
     const std::uint64_t v = config[p];
     const std::uint64_t top = space.param_values(p).size() - 1;
     std::uint64_t l, h;
@@ -132,10 +129,19 @@ std::vector<std::size_t> SearchSpace::Index::box_neighbours(const SearchSpace& s
       h = above == used.end() ? v : *above;
     }
     h = std::min(h, top);
-    if (l > h) return {};
+    if (l > h) return false;
     lo[p] = static_cast<std::uint32_t>(l);
     hi[p] = static_cast<std::uint32_t>(h);
   }
+  return true;
+}
+
+// (Strictly-)adjacent neighbours are exactly the valid configurations in a box around the query.
+std::vector<std::size_t> SearchSpace::Index::box_neighbours(const SearchSpace& space,
+                                                            std::span<const std::uint32_t> config, bool strictly) const {
+  const std::size_t d = space.num_params();
+  std::vector<std::uint32_t> lo(d), hi(d);
+  if (!neighbour_box(space, config, strictly, lo, hi)) return {};
   const auto self = space.index_of(config);
   std::vector<std::size_t> out;
   for_each_in_box(space, lo, hi, [&](std::size_t r) {

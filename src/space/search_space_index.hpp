@@ -77,6 +77,16 @@ struct SearchSpace::Index {
                                           bool strictly) const;
   std::vector<std::size_t> hamming_neighbours(const SearchSpace& space, std::span<const std::uint32_t> config,
                                               bool adjacent_only) const;
+  // The box of config's (strictly-)adjacent neighbours (its own configuration included); false if it is empty. lo and
+  // hi receive num_params() bounds.
+  static bool neighbour_box(const SearchSpace& space, std::span<const std::uint32_t> config, bool strictly,
+                            std::span<std::uint32_t> lo, std::span<std::uint32_t> hi);
+  // The rows inside config's neighbour box [lo, hi] (config itself left out) closest to the continuous point x,
+  // ascending: see SearchSpace::closest_neighbours. Branch and bound over the lexicographic prefix tree
+  // (closest_to_point.cpp).
+  std::vector<std::size_t> closest_to_point(const SearchSpace& space, std::span<const double> x,
+                                            std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi,
+                                            std::span<const std::uint32_t> config) const;
   // Valid configurations minimising the L1 index distance to config (distance 0 allowed only if allow_exact);
   // ascending. Branch and bound over the lexicographic prefix tree.
   std::vector<std::size_t> closest(const SearchSpace& space, std::span<const std::uint32_t> config,

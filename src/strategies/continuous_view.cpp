@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -18,13 +17,6 @@ namespace ktune::strategies {
 
 ContinuousView::ContinuousView(const SearchSpace& space, bool aware)
     : space_(space), aware_(aware), epsilon_(space.epsilon()), full_(space.num_params(), 0.0) {
-  // repair()'s distance table: one entry per value of each parameter (none for very long value lists).
-  std::size_t values = 0;
-  for (std::size_t p = 0; p < space.num_params(); ++p) {
-    table_offset_.push_back(values);
-    values += space.param_values(p).size();
-  }
-  if (values <= kMaxTable) table_.resize(values);
   for (std::size_t p = 0; p < space.num_params(); ++p) {
     // Aware: the true bounds, so no coordinate wanders where no valid configuration lives.
     const double lo = aware ? space.lower_bound(p) * epsilon_ : 0.0;
@@ -68,161 +60,14 @@ double ContinuousView::cost_of(const Resolved& r, CostFunction& cost) {
   return cost(std::span<const std::uint32_t>(r.config));
 }
 
-ContinuousView::RepairCandidates& ContinuousView::candidates(std::span<const std::uint32_t> config) {
-  std::uint64_t key = 1469598103934665603ull;  // FNV-1a over the value indices
-  for (std::uint32_t v : config) key = (key ^ v) * 1099511628211ull;
-  if (const auto it = repairs_.find(key); it != repairs_.end() && std::ranges::equal(it->second.config, config))
-    return it->second;
-  RepairCandidates entry{Config(config.begin(), config.end()), {}, {}, {}, {}, 4, false};
-  for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
-    entry.indices = space_.neighbours(config, method);
-    if (!entry.indices.empty()) break;
-  }
-  // Bounded memory: forget everything when full (the cache only saves time, never changes a result).
-  constexpr std::size_t kMaxStoredBytes = std::size_t{1} << 24;
-  const std::size_t bytes = entry.indices.size() * sizeof(std::size_t) + config.size() * 4;
-  if (repairs_stored_ + bytes > kMaxStoredBytes) {
-    repairs_.clear();
-    repairs_stored_ = 0;
-  }
-  repairs_stored_ += bytes;
-  return repairs_.insert_or_assign(key, std::move(entry)).first->second;
-}
-
-void ContinuousView::compact(RepairCandidates& entry) {
-  // The candidates' value indices side by side, in the space's width where it is listed: a swarm repairs the same
-  // configuration again and again, and scanning a compact copy beats gathering rows from all over the space.
-  const std::size_t d = full_.size();
-  const IndexMatrix* listed = space_.listed();
-  const bool copy_rows = listed && listed->cols() == d;
-  entry.width = copy_rows ? listed->width() : 4;
-  const std::size_t k = entry.indices.size(), stride = d * entry.width;
-  const auto value = [&](std::size_t j, std::size_t p) {
-    return copy_rows ? listed->get(entry.indices[j], p) : space_.value_index(entry.indices[j], p);
-  };
-  std::vector<std::uint32_t>& changed = changed_;  // parameters in which candidate j differs from the configuration
-  changed.assign(k, 0);
-  for (std::size_t j = 0; j < k; ++j)
-    for (std::size_t p = 0; p < d; ++p) changed[j] += value(j, p) != entry.config[p];
-  // Fewest changes first, each group in the neighbours' order (a counting sort): repair() finds a close candidate
-  // early and stops where no candidate with more changes can be as close.
-  entry.first_with.assign(d + 2, 0);
-  for (std::uint32_t h : changed) ++entry.first_with[h + 1];
-  for (std::size_t h = 1; h < d + 2; ++h) entry.first_with[h] += entry.first_with[h - 1];
-  std::vector<std::size_t> next(entry.first_with.begin(), entry.first_with.end() - 1);
-  entry.original.resize(k);
-  for (std::size_t j = 0; j < k; ++j) entry.original[next[changed[j]]++] = static_cast<std::uint32_t>(j);
-  entry.rows.resize(k * stride);
-  std::vector<std::size_t> indices(k);
-  for (std::size_t j = 0; j < k; ++j) {
-    const std::uint32_t from = entry.original[j];
-    indices[j] = entry.indices[from];
-    std::uint8_t* row = entry.rows.data() + j * stride;
-    if (copy_rows) {
-      std::memcpy(row, listed->data() + indices[j] * stride, stride);
-    } else {
-      for (std::size_t p = 0; p < d; ++p) {
-        const std::uint32_t v = value(from, p);
-        std::memcpy(row + 4 * p, &v, 4);
-      }
-    }
-  }
-  entry.indices = std::move(indices);
-  entry.compacted = true;
-  repairs_stored_ += entry.rows.size() + k * sizeof(std::uint32_t);  // counted at the next insertion
-}
-
 std::optional<std::size_t> ContinuousView::repair(std::span<const std::uint32_t> config, Rng& rng) {
-  // repair_by_neighbours (strictly adjacent -> adjacent -> Hamming, the closest to the point), with the candidates
-  // cached per invalid configuration: a swarm or local search repairs on almost every request.
-  RepairCandidates& c = candidates(config);
-  if (c.indices.empty()) return std::nullopt;
-  ties_.clear();
-  const std::size_t d = full_.size();
-  if (!c.compacted && !c.repaired_before) {
-    // The first repair of a configuration scans its neighbours where they are (many are repaired only once; the
-    // compact copy pays from the second).
-    c.repaired_before = true;
-    closest_candidates(space_, c.indices, full_, ties_);
-    return c.indices[ties_[ties_.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties_.size()))]];
+  // repair_by_neighbours: strictly adjacent -> adjacent -> Hamming, the neighbours closest to the point, one of the
+  // ties drawn. The space searches the boxes without listing them (a swarm repairs on almost every move).
+  for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
+    const std::vector<std::size_t> ties = space_.closest_neighbours(config, method, full_);
+    if (!ties.empty()) return ties[ties.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties.size()))];
   }
-  if (!c.compacted) compact(c);
-  // Per parameter, each value's squared distance to the point, where that table is small: the same terms, summed
-  // in the same order, as computing them candidate by candidate, so the same candidates win.
-  const bool tabulate = !table_.empty() && table_.size() <= 4 * c.indices.size() * d;  // else the table costs more
-  if (tabulate) {
-    for (std::size_t p = 0; p < d; ++p)
-      for (std::size_t v = 0; v < space_.param_values(p).size(); ++v) {
-        const double q = static_cast<std::uint32_t>(v) * epsilon_ - full_[p];
-        table_[table_offset_[p] + v] = q * q;
-      }
-  }
-  switch (c.width) {
-    case 1: closest_rows<std::uint8_t>(c, tabulate); break;
-    case 2: closest_rows<std::uint16_t>(c, tabulate); break;
-    default: closest_rows<std::uint32_t>(c, tabulate); break;
-  }
-  // Ties in the neighbours' order, as they were listed.
-  std::sort(ties_.begin(), ties_.end(), [&](std::size_t a, std::size_t b) { return c.original[a] < c.original[b]; });
-  return c.indices[ties_[ties_.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties_.size()))]];
-}
-
-// The positions of the candidates closest to the point into ties_. Terms are non-negative, so a candidate is dropped
-// once its partial sum exceeds the best. Tabulated, a candidate changing h parameters is at least the configuration's
-// own distance plus the h smallest increases any change of a parameter can cost: once that bound exceeds the best,
-// no later candidate can tie or win.
-template <class T>
-void ContinuousView::closest_rows(const RepairCandidates& c, bool tabulated) {
-  const std::size_t d = full_.size();
-  std::vector<double>& bound = scratch_bound_;  // bound[h]: the configuration's distance plus the h smallest increases
-  bound.clear();
-  for (std::size_t p = 0; p < d && tabulated; ++p) tabulated = c.config[p] < space_.param_values(p).size();
-  if (tabulated) {
-    double own = 0;
-    std::vector<double>& increases = scratch_increase_;
-    increases.clear();
-    for (std::size_t p = 0; p < d; ++p) {
-      const double* t = &table_[table_offset_[p]];
-      const std::size_t m = space_.param_values(p).size();
-      own += t[c.config[p]];
-      double least = std::numeric_limits<double>::infinity();
-      for (std::size_t v = 0; v < m; ++v)
-        if (v != c.config[p]) least = std::min(least, t[v] - t[c.config[p]]);
-      increases.push_back(least);
-    }
-    std::sort(increases.begin(), increases.end());
-    double sum = own;
-    bound.push_back(sum);
-    for (double increase : increases) bound.push_back(sum += increase);
-  }
-  double best = std::numeric_limits<double>::infinity();
-  for (std::size_t h = 0; h <= d; ++h) {
-    // A margin far above the rounding of a sum of d terms, far below any real difference of distances.
-    if (tabulated && bound[h] > best + 1e-9 * (best + std::abs(bound[h]))) break;
-    for (std::size_t j = c.first_with[h]; j < c.first_with[h + 1]; ++j) {
-      const std::uint8_t* row = c.rows.data() + j * d * sizeof(T);
-      double dist = 0;
-      std::size_t p = 0;
-      for (; p < d; ++p) {
-        T v;
-        std::memcpy(&v, row + p * sizeof(T), sizeof(T));
-        if (tabulated) {
-          dist += table_[table_offset_[p] + v];
-        } else {
-          const double q = static_cast<std::uint32_t>(v) * epsilon_ - full_[p];
-          dist += q * q;
-        }
-        if (dist > best) break;
-      }
-      if (p < d) continue;
-      if (dist < best) {
-        best = dist;
-        ties_.assign(1, j);
-      } else if (dist == best) {
-        ties_.push_back(j);
-      }
-    }
-  }
+  return std::nullopt;
 }
 
 std::optional<std::optional<std::size_t>> ContinuousView::repair_groupwise(std::span<const std::uint32_t> config,

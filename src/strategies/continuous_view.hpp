@@ -7,7 +7,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ktune/rng.hpp"
@@ -64,20 +63,6 @@ class ContinuousView {
   std::vector<std::size_t> params_;  // coordinate k is parameter params_[k]
   std::vector<double> lower_, upper_;
   UnevaluatedSampler starts_;  // aware restart points
-  struct RepairCandidates {
-    Config config;                     // the invalid configuration
-    std::vector<std::size_t> indices;     // its neighbours by the first non-empty method (compacted: fewest
-                                          // changes first)
-    // Compacted (from the second repair of the configuration on):
-    std::vector<std::uint8_t> rows;       // their value indices, row j for indices[j], `width` bytes each
-    std::vector<std::uint32_t> original;  // j -> position in the neighbours' own order
-    std::vector<std::size_t> first_with;  // h -> the first j changing h parameters or more (d + 2 entries)
-    unsigned width;
-    bool compacted;
-    bool repaired_before = false;
-  };
-  RepairCandidates& candidates(std::span<const std::uint32_t> config);
-  void compact(RepairCandidates& entry);
   std::optional<std::size_t> repair(std::span<const std::uint32_t> config, Rng& rng);
   // On a lazy space whose (strictly-)adjacent box around config holds more than kGroupwiseAbove configurations (up to
   // millions in 14 dimensions), the same repair group by group: the box is the product of the groups' boxes and the
@@ -86,18 +71,7 @@ class ContinuousView {
   static constexpr std::size_t kGroupwiseAbove = std::size_t{1} << 14;
   std::optional<std::optional<std::size_t>> repair_groupwise(std::span<const std::uint32_t> config, Rng& rng);
 
-  template <class T>
-  void closest_rows(const RepairCandidates& c, bool tabulated);
-
-  std::vector<double> full_;         // scratch: the full continuous point
-  static constexpr std::size_t kMaxTable = std::size_t{1} << 16;
-  std::vector<double> table_;        // scratch: repair()'s squared distance of each parameter value to the point
-  std::vector<std::size_t> table_offset_;  // parameter p's values start at table_offset_[p]
-  std::vector<double> scratch_bound_, scratch_increase_;
-  std::vector<std::uint32_t> changed_;  // scratch of candidates()
-  std::vector<std::size_t> ties_;    // scratch: equally close repair candidates
-  std::unordered_map<std::uint64_t, RepairCandidates> repairs_;  // by a hash of the invalid configuration
-  std::size_t repairs_stored_ = 0;
+  std::vector<double> full_;  // scratch: the full continuous point
 };
 
 // A standard normal deviate (Box-Muller from the ktune generator, so it is reproducible).

@@ -68,11 +68,8 @@ std::optional<std::size_t> repair_by_neighbours(const SearchSpace& space, std::s
     target = own;
   }
   for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
-    const auto found = space.neighbours(config, method);
-    if (found.empty()) continue;
-    std::vector<std::size_t> ties;
-    closest_candidates(space, found, target, ties);
-    return found[ties[ties.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties.size()))]];
+    const auto ties = space.closest_neighbours(config, method, target);
+    if (!ties.empty()) return ties[ties.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties.size()))];
   }
   return std::nullopt;
 }

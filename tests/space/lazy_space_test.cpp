@@ -1,7 +1,8 @@
 // The lazy form (a product of independent groups, never listed) against the materialised form of the same problem:
 // the same count, configurations at every index, validity, bounds, samples, neighbours of every kind (valid, invalid
-// and out-of-range queries) and box queries, on random problems, the construction paper's 8 real-world and 112
-// synthetic spaces; uniform sampling of a space too large to list, checked against exact marginals by chi-square.
+// and out-of-range queries), the neighbours closest to a point, and box queries, on random problems, the
+// construction paper's 8 real-world and 112 synthetic spaces; uniform sampling of a space too large to list, checked
+// against exact marginals by chi-square.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -77,6 +78,14 @@ void expect_same_space(const SearchSpace& listed, const SearchSpace& lazy, std::
           << to_string(method) << " query " << q;
       ASSERT_EQ(lazy.neighbours_uncached(query, method), listed.neighbours_uncached(query, method));
     }
+    // The continuous repair's query: the lazy form filters its neighbours, the listed one searches its boxes.
+    std::vector<double> x(d);
+    for (std::size_t p = 0; p < d; ++p)
+      x[p] = (std::min<double>(query[p], static_cast<double>(listed.param_values(p).size())) + rng.uniform01() * 2 -
+              1) * listed.epsilon();
+    for (auto method : kMethods)
+      ASSERT_EQ(lazy.closest_neighbours(query, method, x), listed.closest_neighbours(query, method, x))
+          << to_string(method) << " query " << q;
     // A box around the query, up to 2 indices wide each way.
     Config lo(d), hi(d);
     for (std::size_t p = 0; p < d; ++p) {

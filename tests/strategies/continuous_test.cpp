@@ -174,7 +174,7 @@ TEST(ContinuousView, RepairEqualsAPlainScanOfEveryCandidateTiesIncluded) {
     const auto resolved = view.resolve(x, a);
     ASSERT_TRUE(resolved.index) << t;
     ASSERT_EQ(*resolved.index, expected) << "point " << t << ", " << ties.size() << " ties";
-    // Again: from its second repair on, a configuration's candidates are scanned from their compact copy.
+    // Again: the same point and seed repair the same way (nothing the first repair left behind changes it).
     Rng again(static_cast<std::uint64_t>(t));
     ASSERT_EQ(view.resolve(x, again).index, resolved.index) << "point " << t << ", second repair";
     ++repaired;

@@ -122,6 +122,28 @@ inline std::vector<std::size_t> reference_neighbours(const SearchSpace& s, std::
   return out;
 }
 
+// Of p's neighbours by `method`, those whose squared distance to the continuous point x (sum over parameters in order
+// of (value index * epsilon - x_i)^2) is least: the scan the constraint-aware repairs made before the space did it.
+inline std::vector<std::size_t> reference_closest_to_point(const SearchSpace& s, std::span<const std::uint32_t> p,
+                                                           NeighbourMethod method, std::span<const double> x) {
+  std::vector<std::size_t> out;
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t r : reference_neighbours(s, p, method)) {
+    double dist = 0;
+    for (std::size_t i = 0; i < s.num_params(); ++i) {
+      const double q = static_cast<double>(s.value_index(r, i)) * s.epsilon() - x[i];
+      dist += q * q;
+    }
+    if (dist < best) {
+      best = dist;
+      out.assign(1, r);
+    } else if (dist == best) {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
 // Valid configurations inside the box lo <= c <= hi, ascending.
 inline std::vector<std::size_t> reference_box(const SearchSpace& s, std::span<const std::uint32_t> lo,
                                               std::span<const std::uint32_t> hi) {
