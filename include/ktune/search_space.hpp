@@ -156,6 +156,11 @@ class SearchSpace {
   std::vector<std::size_t> neighbours(std::span<const std::uint32_t> config, NeighbourMethod method) const;
   // Same for a valid configuration given by index; throws std::out_of_range if index >= size().
   std::vector<std::size_t> neighbours(std::size_t index, NeighbourMethod method) const;
+  // Of those, the ones that change parameter `param` (ascending): the options of a mutation of one gene. The Hamming
+  // methods look up only that parameter's values (no cache, no other parameter); the others filter neighbours().
+  // Throws std::out_of_range if param >= num_params().
+  std::vector<std::size_t> neighbours_changing(std::span<const std::uint32_t> config, std::size_t param,
+                                               NeighbourMethod method) const;
   // The same computation without looking at or filling the cache.
   std::vector<std::size_t> neighbours_uncached(std::span<const std::uint32_t> config, NeighbourMethod method) const;
   // Of config's neighbours by `method` (those neighbours() lists), the ones closest to the point x of the continuous

@@ -79,6 +79,60 @@ std::vector<std::size_t> SearchSpace::neighbours(std::size_t index, NeighbourMet
   return neighbours(config, method);
 }
 
+std::vector<std::size_t> SearchSpace::neighbours_changing(std::span<const std::uint32_t> config, std::size_t param,
+                                                          NeighbourMethod method) const {
+  if (param >= num_params())
+    throw std::out_of_range(fmt::format("parameter {} of {} parameters", param, num_params()));
+  const bool hamming = method == NeighbourMethod::Hamming || method == NeighbourMethod::HammingAdjacent;
+  if (!hamming || product_ || !index_ || config.size() != num_params()) {
+    std::vector<std::size_t> out = neighbours(config, method);
+    std::erase_if(out, [&](std::size_t n) { return value_index(n, param) == config[param]; });
+    return out;
+  }
+  // A Hamming neighbour changing `param` keeps every other value, so none exists if another one is out of range.
+  for (std::size_t p = 0; p < num_params(); ++p)
+    if (p != param && config[p] >= param_values(p).size()) return {};
+  const auto& used = used_[param];
+  std::vector<std::size_t> out;
+  if (method == NeighbourMethod::HammingAdjacent) {
+    // Outward from the query's value, the first valid one on each side: usually one lookup per side.
+    // The probe on the stack for the usual parameter counts (this runs for every mutated gene of a GA's child).
+    constexpr std::size_t kLocal = 64;
+    std::uint32_t local[kLocal];
+    std::vector<std::uint32_t> large;
+    std::uint32_t* probe = local;
+    if (config.size() > kLocal) {
+      large.resize(config.size());
+      probe = large.data();
+    }
+    std::copy(config.begin(), config.end(), probe);
+    const auto first_above = std::upper_bound(used.begin(), used.end(), config[param]);
+    for (auto it = std::lower_bound(used.begin(), used.end(), config[param]); it != used.begin();) {
+      probe[param] = *--it;
+      if (const auto row = index_->find_row(*this, probe)) {
+        out.push_back(*row);
+        break;
+      }
+    }
+    for (auto it = first_above; it != used.end(); ++it) {
+      probe[param] = *it;
+      if (const auto row = index_->find_row(*this, probe)) {
+        out.push_back(*row);
+        break;
+      }
+    }
+    return out;  // below first: only `param` differs, so ascending values are ascending indices
+  }
+  std::vector<Index::Edit> edits;
+  for (std::uint32_t v : used)
+    if (v != config[param]) edits.push_back({static_cast<std::uint32_t>(param), v});
+  std::vector<std::size_t> rows(edits.size());
+  index_->find_variants(*this, config.data(), edits, rows.data());
+  for (std::size_t r : rows)
+    if (r != std::numeric_limits<std::size_t>::max()) out.push_back(r);
+  return out;
+}
+
 std::vector<std::size_t> SearchSpace::neighbours_uncached(std::span<const std::uint32_t> config,
                                                           NeighbourMethod method) const {
   method_slot(method);

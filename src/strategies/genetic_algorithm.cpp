@@ -93,6 +93,12 @@ class GeneticAlgorithm final : public Strategy {
   static bool contains(const std::vector<Individual>& population, const Config& genes) {
     return std::any_of(population.begin(), population.end(), [&](const Individual& i) { return i.genes == genes; });
   }
+  // The same when the genes' index is known: valid genes are equal exactly when their indices are.
+  static bool contains(const std::vector<Individual>& population, const Config& genes,
+                       std::optional<std::size_t> index) {
+    if (!index) return contains(population, genes);
+    return std::any_of(population.begin(), population.end(), [&](const Individual& i) { return i.index == index; });
+  }
 
   // Restarts should explore: a configuration not evaluated yet (classic: from the Cartesian product, a few redraws).
   Config fresh_genes(const SearchSpace& space, const CostFunction& cost, Rng& rng) const {
@@ -184,10 +190,16 @@ class GeneticAlgorithm final : public Strategy {
   // Each gene changes with probability 1/mutation_chance: to a random valid Hamming neighbour differing in that
   // gene, or with Hamming-adjacent to the nearest valid value above or below (constraint-aware); classic: to a random
   // other value, or the next one up or down.
-  // True when a gene changed.
-  bool mutate(const SearchSpace& space, Config& genes, Rng& rng) const {
-    if (s_.paper) return mutate_once(space, genes, rng);
+  // True when a gene changed; `index` then holds the new genes' index (aware: the option taken last is exactly the
+  // new genes, so no lookup is needed).
+  bool mutate(const SearchSpace& space, Config& genes, Rng& rng, std::optional<std::size_t>& index) const {
+    if (s_.paper) {
+      if (!mutate_once(space, genes, rng)) return false;
+      index = space.index_of(genes);
+      return true;
+    }
     bool changed = false;
+    std::optional<std::size_t> taken;
     for (std::size_t p = 0; p < genes.size(); ++p) {
       if (rng.below(s_.mutation_chance) != 0) continue;
       const std::size_t values = space.param_values(p).size();
@@ -204,11 +216,13 @@ class GeneticAlgorithm final : public Strategy {
         changed = true;
         continue;
       }
-      std::vector<std::size_t> options;
-      for (std::size_t n : space.neighbours(genes, s_.mutation))
-        if (space.value_index(n, p) != genes[p]) options.push_back(n);
-      if (!options.empty()) genes[p] = space.value_index(options[rng.below(options.size())], p), changed = true;
+      const std::vector<std::size_t> options = space.neighbours_changing(genes, p, s_.mutation);
+      if (options.empty()) continue;
+      taken = options[rng.below(options.size())];
+      genes[p] = space.value_index(*taken, p);
+      changed = true;
     }
+    if (changed) index = taken ? taken : space.index_of(genes);
     return changed;
   }
 
@@ -256,15 +270,15 @@ class GeneticAlgorithm final : public Strategy {
         auto [x, y] = crossover(sorted[i].genes, sorted[j].genes, rng);
         for (Config* child : {&x, &y}) {
           if (next.size() >= popsize) break;
-          // One lookup serves the validity check and the individual's index, unless the mutation changes the genes.
+          // One lookup serves the validity check and the individual's index (a mutation knows the index it moves to).
           std::optional<std::size_t> index = space.index_of(*child);
           if (s_.constraint_aware && !index) {
             index = s_.paper ? repair_at_random(space, *child, rng) : repair_by_neighbours(space, *child, {}, rng);
             if (!index) continue;
             *child = space.config_at(*index);
           }
-          if (mutate(space, *child, rng)) index = space.index_of(*child);
-          if (!contains(next, *child)) next.push_back(Individual{std::move(*child), index, 0.0});
+          mutate(space, *child, rng, index);
+          if (!contains(next, *child, index)) next.push_back(Individual{std::move(*child), index, 0.0});
         }
       }
     }

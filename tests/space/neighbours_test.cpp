@@ -152,6 +152,38 @@ TEST(Neighbours, MatchBruteForceOnRandomSpaces) {
   EXPECT_GT(non_empty, checked / 2);  // the test exercises real neighbourhoods
 }
 
+// The neighbours that change one parameter (a mutation's options): the definitions' neighbours, filtered.
+TEST(Neighbours, ChangingOneParameterMatchesTheFilteredDefinition) {
+  Rng rng(31);
+  std::size_t non_empty = 0, checked = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const Problem problem = random_problem(rng);
+    const std::size_t d = problem.parameters.size();
+    const TrieBudget budget(kBudgets[trial % 3]);
+    const SearchSpace s = SearchSpace::from_configs(problem, random_configs(problem, rng, 0.2 + 0.6 * rng.uniform01()),
+                                                    random_order(d, rng));
+    if (s.size() == 0) continue;
+    for (int k = 0; k < 8; ++k) {
+      Config q = s.config_at(rng.below(s.size()));
+      if (k >= 4)
+        for (std::size_t p = 0; p < d; ++p) q[p] = static_cast<std::uint32_t>(rng.below(s.param_values(p).size()));
+      if (k >= 6) q[rng.below(d)] = k == 6 ? static_cast<std::uint32_t>(s.param_values(0).size() + 2) : UINT32_MAX;
+      for (NeighbourMethod m : kMethods)
+        for (std::size_t p = 0; p < d; ++p) {
+          std::vector<std::size_t> expected;
+          for (std::size_t n : reference_neighbours(s, q, m))
+            if (s.value_index(n, p) != q[p]) expected.push_back(n);
+          ASSERT_EQ(s.neighbours_changing(q, p, m), expected) << to_string(m) << " parameter " << p << " trial " << trial;
+          ++checked;
+          non_empty += !expected.empty();
+        }
+    }
+  }
+  EXPECT_GT(non_empty, checked / 4);
+  const SearchSpace s = simple_space();
+  EXPECT_THROW(s.neighbours_changing(s.config_at(0), s.num_params(), NeighbourMethod::Hamming), std::out_of_range);
+}
+
 // Larger spaces reach the code paths small random spaces do not: 2-byte matrices, more than 16 parameters (no
 // vector scan), and row ranges below the prefix trie that need galloping searches.
 TEST(Neighbours, MatchBruteForceOnLargeAndWideSpaces) {
