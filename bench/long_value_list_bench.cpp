@@ -1,5 +1,5 @@
 // Building a space whose parameter has a very long value list: linear in the list's length (issue 33 item 12: it was
-// quadratic, 2M values > 30 s). Google Benchmark fits the complexity over the lengths.
+// quadratic, 2M values > 30 s; the goal for 2^21 values: < 1 s). Google Benchmark fits the complexity over the lengths.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -27,6 +27,6 @@ void BM_LongValueList(benchmark::State& state) {
   state.counters["valid_configs"] = static_cast<double>(size);
   state.SetComplexityN(state.range(0));
 }
-BENCHMARK(BM_LongValueList)->RangeMultiplier(4)->Range(1 << 16, 1 << 20)->Unit(benchmark::kMillisecond)->Complexity();
+BENCHMARK(BM_LongValueList)->RangeMultiplier(4)->Range(1 << 16, 1 << 21)->Unit(benchmark::kMillisecond)->Complexity();
 
 }  // namespace

@@ -74,6 +74,10 @@ void check_duplicate_values(const Parameter& p) {
       numbers.emplace_back(v.to_double(), i);
     }
   }
+  // Strictly ascending numbers (a range, the usual long list) hold no two equal ones: no sort needed.
+  if (std::adjacent_find(numbers.begin(), numbers.end(),
+                         [](const auto& a, const auto& b) { return !(a.first < b.first); }) == numbers.end())
+    return;
   std::sort(numbers.begin(), numbers.end());
   for (std::size_t begin = 0; begin < numbers.size();) {
     std::size_t end = begin + 1;

@@ -211,6 +211,8 @@ CandidateScorer::CandidateScorer(const methodology::Comparison& spaces, ScoringL
 }
 
 CandidateScore CandidateScorer::score(const std::string& path, const std::vector<std::string>& settings) const {
+  // Built once, in this trusted process (seconds the first time), before the candidate's own time starts.
+  const std::vector<std::string> precompiled_headers = precompiled_plugin_headers();
   const auto start = Clock::now();
   // The run limit holds per setting scored.
   const double run_seconds =
@@ -226,7 +228,8 @@ CandidateScore CandidateScorer::score(const std::string& path, const std::vector
     throw std::runtime_error("cannot create a pipe for a candidate's worker");
   }
   // The sandbox: the candidate's source copied into a private scratch folder at the candidate folder's path,
-  // ktune's headers read-only, the compiler named as ktune would name it, and a CPU limit from the wall-clock ones.
+  // ktune's headers (and their precompiled form) read-only, the compiler named as ktune would name it, and a CPU
+  // limit from the wall-clock ones.
   sandbox::Options box;
   box.limits = limits_.sandbox;
   box.disabled = limits_.disabled;
@@ -236,6 +239,7 @@ CandidateScore CandidateScorer::score(const std::string& path, const std::vector
   box.scratch = folder.path();
   box.inputs = {path};
   box.read_only = plugin_include_directories();
+  box.read_only.insert(box.read_only.end(), precompiled_headers.begin(), precompiled_headers.end());
   box.environment = plugin_compile_environment();
   box.keep_descriptors = {messages[1], errors[1]};
   const std::string source = folder.path() + "/" + std::filesystem::path(path).filename().string();

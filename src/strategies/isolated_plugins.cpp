@@ -139,6 +139,7 @@ json inspect_in_sandbox(const std::string& path, const sandbox::Layers& disabled
   box.disabled = disabled;
   box.scratch = scratch;
   box.read_only = plugin_include_directories();
+  for (const std::string& file : precompiled_plugin_headers()) box.read_only.push_back(file);
   box.writable = {library_folder()};
   const std::string absolute = fs::absolute(path).lexically_normal().string();
   if (ends_with(path, ".cpp")) box.inputs = {absolute};

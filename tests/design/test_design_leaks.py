@@ -54,7 +54,10 @@ def test_a_planted_secret_never_reaches_the_server_nor_the_log(tmp_path, env):
     for text in [json.dumps(served), (out / "design.jsonl").read_text(), done.stdout, done.stderr]:
         assert "TOPSECRET" not in text and "hunter2" not in text and "second secret line" not in text
     assert len(candidates(out)) == 4
-    # No compiled candidate is kept: not in the plug-in cache, not in the run's folder.
+    # No compiled candidate is kept: not in the plug-in cache (which may hold ktune's own headers, precompiled), not
+    # in the run's folder.
     cache = tmp_path / "plugin-cache"
-    assert not cache.exists() or not any(p.is_file() for p in cache.rglob("*"))
+    kept = [p for p in cache.rglob("*") if p.is_file()] if cache.exists() else []
+    assert all(p.name.startswith("ktune-plugin-headers-") for p in kept), kept
+    assert all("TOPSECRET" not in p.read_text() for p in kept if p.suffix == ".hpp")
     assert not list(out.rglob("*.so")) and not (out / "scratch").exists()

@@ -59,7 +59,14 @@ StrategyInfo open_strategy_plugin(const std::string& path, const std::string& li
 std::vector<std::string> plugin_include_directories();
 
 // The environment a compile in a sandbox (whose environment is emptied) needs to compile as ktune would here: the
-// compiler ($CXX, when set) and ktune's headers ($KTUNE_INCLUDE_DIRS), as (name, value) pairs.
+// compiler ($CXX, when set), ktune's headers ($KTUNE_INCLUDE_DIRS) and their precompiled form when there is one
+// ($KTUNE_PLUGIN_HEADERS), as (name, value) pairs.
 std::vector<std::pair<std::string, std::string>> plugin_compile_environment();
+
+// ktune's plug-in headers precompiled for this compiler (GCC only), built from ktune's own headers in the plug-in
+// cache on the first call: the header and its .gch, for a sandbox that compiles plug-ins to see read-only (a
+// candidate then compiles in about 0.8 s instead of 1.9 s). Empty when there is none. Compiles use it when present
+// and never build it themselves, since an untrusted one runs where nothing may be written.
+std::vector<std::string> precompiled_plugin_headers();
 
 }  // namespace ktune
