@@ -94,6 +94,11 @@ bool is_gcc(const std::string& cxx) {
 
 }  // namespace
 
+fs::path directory() {
+  if (const char* dir = std::getenv("KTUNE_PLUGIN_HEADERS_CACHE"); dir && *dir) return dir;
+  return plugin_cache::directory();
+}
+
 fs::path header_path(const std::string& cxx, const std::string& flags, const fs::path& dir) {
   return dir / fmt::format("ktune-plugin-headers-{:016x}.hpp", key_of(cxx, flags));
 }

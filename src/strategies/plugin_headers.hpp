@@ -2,12 +2,16 @@
 // ktune's plug-in headers, precompiled. A .cpp plug-in (a `ktune design` candidate above all) spends most of its
 // compile parsing the same ~390 headers: with GCC's precompiled header it compiles in about 0.8 s instead of 1.9 s.
 // The header is built once per compiler, flags and ktune version, from ktune's own headers only (never from a
-// plug-in's text), and kept in the plug-in cache folder, whose bound and eviction it shares.
+// plug-in's text), and kept in the plug-in cache folder (or $KTUNE_PLUGIN_HEADERS_CACHE), whose bound and eviction it
+// shares.
 #include <filesystem>
 #include <optional>
 #include <string>
 
 namespace ktune::plugin_headers {
+
+// Where they are kept: $KTUNE_PLUGIN_HEADERS_CACHE, else the plug-in cache (plugin_cache::directory()).
+std::filesystem::path directory();
 
 // Where that header is kept in `dir`: named by a hash of the compiler, the flags, ktune's version and the text of
 // every ktune header under the flags' -I folders, so an edited header is never served from an old .gch.

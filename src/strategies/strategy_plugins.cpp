@@ -101,7 +101,7 @@ std::string plugin_flags() {
 }  // namespace
 
 std::vector<std::string> precompiled_plugin_headers() {
-  const auto header = plugin_headers::precompiled(plugin_compiler(), plugin_flags(), plugin_cache::directory(), true);
+  const auto header = plugin_headers::precompiled(plugin_compiler(), plugin_flags(), plugin_headers::directory(), true);
   if (!header) return {};
   return {header->string(), header->string() + ".gch"};
 }
@@ -168,7 +168,7 @@ std::string compiled_plugin(const std::string& path, const PluginBuild& build, b
   // holds them: the same declarations, read in a fraction of the time. Only used, never built here.
   std::string compile_flags = flags;
   const char* prepared = std::getenv("KTUNE_PLUGIN_HEADERS");
-  const fs::path pch_dir = prepared && *prepared ? fs::path(prepared).parent_path() : plugin_cache::directory();
+  const fs::path pch_dir = prepared && *prepared ? fs::path(prepared).parent_path() : plugin_headers::directory();
   if (const auto pch = plugin_headers::precompiled(cxx, flags, pch_dir, false))
     compile_flags += " -Winvalid-pch -include " + shell_quoted(pch->string());
   const std::string command =

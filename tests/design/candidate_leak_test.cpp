@@ -30,6 +30,7 @@ const fs::path& plugin_cache() {
   static const fs::path dir = [] {
     const fs::path d = temp_dir() / "leak-plugin-cache";
     ::setenv("KTUNE_PLUGIN_CACHE", d.c_str(), 1);
+    ktune::testing::share_precompiled_plugin_headers();
     return d;
   }();
   return dir;

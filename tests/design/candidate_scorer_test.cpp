@@ -21,6 +21,7 @@ using ktune::testing::write_temp;
 
 const bool kCacheInTemp = [] {
   ::setenv("KTUNE_PLUGIN_CACHE", (temp_dir() / "plugin-cache").c_str(), 1);
+  ktune::testing::share_precompiled_plugin_headers();
   return true;
 }();
 

@@ -43,6 +43,7 @@ const std::string kKey = "sk-hostile-test-key-" + std::to_string(::getpid());
 
 const bool kEnvironment = [] {
   ::setenv("KTUNE_PLUGIN_CACHE", (temp_dir() / "plugin-cache").c_str(), 1);
+  ktune::testing::share_precompiled_plugin_headers();
   ::setenv("OPENAI_API_KEY", kKey.c_str(), 1);
   return true;
 }();
