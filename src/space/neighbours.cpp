@@ -328,13 +328,8 @@ std::vector<std::size_t> SearchSpace::Index::closest(const SearchSpace& space, s
       if (cost + rest > best) return;  // every remaining child is at least this far
       std::size_t b, e, child_b = 0, child_e = 0;
       if (trie) {
-        const std::size_t node = go_right ? right++ : --left_end;
-        b = trie_rows[depth][node];
-        e = trie_rows[depth][node + 1];
-        if (depth + 1 < levels) {
-          child_b = trie_children[depth][node];
-          child_e = trie_children[depth][node + 1];
-        }
+        const TrieNode n = trie_node(depth, go_right ? right++ : --left_end);
+        b = n.begin, e = n.end, child_b = n.child_begin, child_e = n.child_end;
       } else if (go_right) {
         const std::uint32_t v = matrix.get(right, col);
         b = right;

@@ -56,6 +56,19 @@ struct SearchSpace::Index {
   // ranges near the root.
   std::vector<std::vector<std::uint32_t>> trie_value, trie_rows, trie_children;
   std::size_t trie_levels() const { return trie_value.size(); }
+  // Node `node` of level `depth`: its rows [begin, end) and its children [child_begin, child_end) in the next level
+  // (none on the last level).
+  struct TrieNode {
+    std::size_t begin, end, child_begin = 0, child_end = 0;
+  };
+  TrieNode trie_node(std::size_t depth, std::size_t node) const {
+    TrieNode n{trie_rows[depth][node], trie_rows[depth][node + 1]};
+    if (depth + 1 < trie_levels()) {
+      n.child_begin = trie_children[depth][node];
+      n.child_end = trie_children[depth][node + 1];
+    }
+    return n;
+  }
   // Ranges of at most this many rows are filtered row by row instead of being descended into.
   static constexpr std::size_t scan_rows = 16;
   // Rows [begin, end) share their columns lex_order()[0..depth); returns the first row r in [begin, end) with

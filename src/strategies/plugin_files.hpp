@@ -1,6 +1,7 @@
 #pragma once
 // What the loaders of plug-ins share: the error that names the file, and the checks of the file given
 // (strategy_plugins.cpp loads a plug-in in this process, isolated_plugins.cpp only in sandboxes).
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,6 +20,22 @@ namespace ktune::plugin_files {
 
 inline bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// FNV-1a, 64 bits: a stable content hash for the compile caches (not for security).
+inline std::uint64_t fnv1a(std::string_view data, std::uint64_t h = 14695981039346656037ull) {
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// s as one word of a POSIX shell command.
+inline std::string shell_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 inline std::string read_file(const std::string& path) {

@@ -24,19 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::uint64_t fnv1a(std::string_view data, std::uint64_t h = 14695981039346656037ull) {
-  for (unsigned char c : data) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using plugin_files::fnv1a;
+using plugin_files::shell_quoted;
 
 // The -I folders of `flags` (as strategy_plugins writes them: -I'dir').
 std::vector<fs::path> include_dirs(const std::string& flags) {
@@ -70,7 +59,8 @@ std::uint64_t key_of(const std::string& cxx, const std::string& flags) {
     for (fs::recursive_directory_iterator it(dir / "ktune", ec), end; !ec && it != end; it.increment(ec))
       if (it->is_regular_file(ec)) headers.push_back(it->path());
     std::sort(headers.begin(), headers.end());
-    for (const fs::path& header : headers) h = fnv1a(plugin_files::read_file(header.string()), fnv1a(header.string(), h));
+    for (const fs::path& header : headers)
+      h = fnv1a(plugin_files::read_file(header.string()), fnv1a(header.string(), h));
   }
   return h;
 }
@@ -126,8 +116,9 @@ std::optional<fs::path> precompiled(const std::string& cxx, const std::string& f
   const fs::path log = header.string() + "." + pid + ".log";
   std::ofstream(header_partial) << "// ktune's plug-in headers, precompiled beside this file (" << kVersionString
                                 << ")\n#include <ktune/plugin.hpp>\n#include <ktune/strategy_toolkit.hpp>\n";
-  const std::string command = fmt::format("{} {} -x c++-header {} -o {} > {} 2>&1", cxx, flags, quoted(header_partial),
-                                          quoted(gch_partial.string()), quoted(log.string()));
+  const std::string command =
+      fmt::format("{} {} -x c++-header {} -o {} > {} 2>&1", cxx, flags, shell_quoted(header_partial),
+                  shell_quoted(gch_partial.string()), shell_quoted(log.string()));
   const int status = std::system(command.c_str());
   fs::remove(log, ec);
   bool ok = status == 0 && fs::exists(gch_partial, ec);

@@ -33,23 +33,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using plugin_files::ends_with;
+using plugin_files::fnv1a;
 using plugin_files::read_file;
 using plugin_files::refuse;
-
-// FNV-1a, 64 bits: a stable content hash for the compile cache (not for security).
-std::uint64_t fnv1a(std::string_view data, std::uint64_t h = 14695981039346656037ull) {
-  for (unsigned char c : data) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-std::string shell_quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using plugin_files::shell_quoted;
 
 }  // namespace
 

@@ -26,7 +26,8 @@ fs::path copied_headers(const std::string& name) {
   const fs::path root = ktune::testing::fresh_temp_path(name);
   fs::create_directories(root / "ktune");
   for (const std::string& dir : ktune::plugin_include_directories())
-    fs::copy(fs::path(dir) / "ktune", root / "ktune", fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    fs::copy(fs::path(dir) / "ktune", root / "ktune",
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing);
   return root;
 }
 

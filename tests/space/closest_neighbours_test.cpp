@@ -8,7 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "space/search_space_index.hpp"
+#include "neighbour_queries.hpp"
 #include "space_reference.hpp"
 
 namespace ktune {
@@ -20,15 +20,9 @@ using testing::random_order;
 using testing::random_problem;
 using testing::reference_closest_to_point;
 
-constexpr NeighbourMethod kMethods[] = {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent,
-                                        NeighbourMethod::Hamming, NeighbourMethod::HammingAdjacent,
-                                        NeighbourMethod::ClosestParamIndices};
-
-struct TrieBudget {
-  explicit TrieBudget(std::optional<std::size_t> nodes) { set_trie_budget_for_testing(nodes); }
-  ~TrieBudget() { set_trie_budget_for_testing(std::nullopt); }
-};
-constexpr std::optional<std::size_t> kBudgets[] = {std::nullopt, 0, 16};
+using testing::TrieBudget;
+constexpr const auto& kMethods = testing::kAllNeighbourMethods;
+constexpr const auto& kBudgets = testing::kTrieBudgets;
 
 // A point for query q: near q (within two grid steps), on the half-grid (where candidates tie in exact arithmetic
 // and rounding decides), or partly far outside the box.

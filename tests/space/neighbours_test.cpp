@@ -8,7 +8,7 @@
 #include <optional>
 #include <thread>
 
-#include "space/search_space_index.hpp"
+#include "neighbour_queries.hpp"
 #include "space_reference.hpp"
 
 namespace ktune {
@@ -22,16 +22,9 @@ using testing::random_problem;
 using testing::reference_box;
 using testing::reference_neighbours;
 
-constexpr NeighbourMethod kMethods[] = {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent,
-                                        NeighbourMethod::Hamming, NeighbourMethod::HammingAdjacent,
-                                        NeighbourMethod::ClosestParamIndices};
-
-// Sets the trie budget for spaces built in its scope; restores the normal budget at exit (also on a failed ASSERT).
-struct TrieBudget {
-  explicit TrieBudget(std::optional<std::size_t> nodes) { set_trie_budget_for_testing(nodes); }
-  ~TrieBudget() { set_trie_budget_for_testing(std::nullopt); }
-};
-constexpr std::optional<std::size_t> kBudgets[] = {std::nullopt, 0, 16};
+using testing::TrieBudget;
+constexpr const auto& kMethods = testing::kAllNeighbourMethods;
+constexpr const auto& kBudgets = testing::kTrieBudgets;
 
 SearchSpace simple_space() {
   Problem problem;
@@ -173,7 +166,8 @@ TEST(Neighbours, ChangingOneParameterMatchesTheFilteredDefinition) {
           std::vector<std::size_t> expected;
           for (std::size_t n : reference_neighbours(s, q, m))
             if (s.value_index(n, p) != q[p]) expected.push_back(n);
-          ASSERT_EQ(s.neighbours_changing(q, p, m), expected) << to_string(m) << " parameter " << p << " trial " << trial;
+          ASSERT_EQ(s.neighbours_changing(q, p, m), expected)
+              << to_string(m) << " parameter " << p << " trial " << trial;
           ++checked;
           non_empty += !expected.empty();
         }
