@@ -106,10 +106,10 @@ std::vector<std::size_t> SearchSpace::Index::closest_to_point(const SearchSpace&
     split[k] = std::clamp<std::uint64_t>(s, lo[k], std::uint64_t{hi[k]} + 1);
     const auto& used = space.used_[p];
     const auto it = std::lower_bound(used.begin(), used.end(), split[k]);
-    double least = inf;
-    if (it != used.end() && *it <= hi[k]) least = term(*it, eps, x[p]);
-    if (it != used.begin() && *(it - 1) >= lo[k]) least = std::min(least, term(*(it - 1), eps, x[p]));
-    if (least == inf) return {};  // no configuration has a value of this parameter inside the box
+    const bool above = it != used.end() && *it <= hi[k], below = it != used.begin() && *(it - 1) >= lo[k];
+    if (!above && !below) return {};  // no configuration has a value of this parameter inside the box
+    // (+inf where a huge coordinate overflows the square: then every candidate ties at +inf, as in a scan.)
+    const double least = std::min(above ? term(*it, eps, x[p]) : inf, below ? term(*(it - 1), eps, x[p]) : inf);
     suffix[k] = suffix[k + 1] + least;
   }
   std::vector<double> xs(d);  // x by lex depth

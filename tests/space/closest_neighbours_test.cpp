@@ -121,6 +121,8 @@ TEST(ClosestNeighbours, NonFinitePointsAndWrongLengths) {
   std::vector<double> x = s.to_continuous(q);
   x[1] = std::numeric_limits<double>::infinity();  // every neighbour at +inf: all tie, as a scan finds
   for (NeighbourMethod m : kMethods) EXPECT_EQ(s.closest_neighbours(q, m, x), s.neighbours(q, m));
+  x[1] = 1e200;  // finite, but its square overflows: all tie at +inf too, in the branch and bound as in a scan
+  for (NeighbourMethod m : kMethods) EXPECT_EQ(s.closest_neighbours(q, m, x), s.neighbours(q, m));
   x[1] = std::numeric_limits<double>::quiet_NaN();  // no distance compares: none
   for (NeighbourMethod m : kMethods) EXPECT_TRUE(s.closest_neighbours(q, m, x).empty());
   EXPECT_THROW(s.closest_neighbours(q, NeighbourMethod::Adjacent, std::vector<double>(2, 0.0)),
