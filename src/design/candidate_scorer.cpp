@@ -211,8 +211,8 @@ CandidateScorer::CandidateScorer(const methodology::Comparison& spaces, ScoringL
 }
 
 CandidateScore CandidateScorer::score(const std::string& path, const std::vector<std::string>& settings) const {
-  // Built once, in this trusted process (seconds the first time), before the candidate's own time starts.
-  const std::vector<std::string> precompiled_headers = precompiled_plugin_headers();
+  // Before the candidate's own time starts: the first call builds the precompiled headers (seconds).
+  PluginCompileView compile_view = plugin_compile_view();
   const auto start = Clock::now();
   // The run limit holds per setting scored.
   const double run_seconds =
@@ -238,9 +238,8 @@ CandidateScore CandidateScorer::score(const std::string& path, const std::vector
                              std::max(1u, std::thread::hardware_concurrency());
   box.scratch = folder.path();
   box.inputs = {path};
-  box.read_only = plugin_include_directories();
-  box.read_only.insert(box.read_only.end(), precompiled_headers.begin(), precompiled_headers.end());
-  box.environment = plugin_compile_environment();
+  box.read_only = std::move(compile_view.read_only);
+  box.environment = std::move(compile_view.environment);
   box.keep_descriptors = {messages[1], errors[1]};
   const std::string source = folder.path() + "/" + std::filesystem::path(path).filename().string();
   const int message_fd = messages[1], error_fd = errors[1];

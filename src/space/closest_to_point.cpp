@@ -14,7 +14,6 @@
 
 #include "ktune/search_space.hpp"
 
-#include "space/product_space.hpp"
 #include "space/search_space_index.hpp"
 
 namespace ktune {

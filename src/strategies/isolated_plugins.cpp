@@ -138,13 +138,13 @@ json inspect_in_sandbox(const std::string& path, const sandbox::Layers& disabled
   sandbox::Options box;
   box.disabled = disabled;
   box.scratch = scratch;
-  box.read_only = plugin_include_directories();
-  for (const std::string& file : precompiled_plugin_headers()) box.read_only.push_back(file);
+  PluginCompileView compile_view = plugin_compile_view();
+  box.read_only = std::move(compile_view.read_only);
   box.writable = {library_folder()};
   const std::string absolute = fs::absolute(path).lexically_normal().string();
   if (ends_with(path, ".cpp")) box.inputs = {absolute};
   else box.read_only.push_back(absolute);
-  box.environment = plugin_compile_environment();
+  box.environment = std::move(compile_view.environment);
   box.keep_descriptors = {channel[1]};
   const std::string source = scratch + "/" + fs::path(path).filename().string();
   const int fd = channel[1];

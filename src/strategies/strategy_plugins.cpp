@@ -62,16 +62,6 @@ std::vector<std::string> plugin_include_directories() {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> plugin_compile_environment() {
-  std::string dirs;
-  for (const auto& dir : plugin_include_directories()) dirs += (dirs.empty() ? "" : ":") + dir;
-  std::vector<std::pair<std::string, std::string>> environment = {{"KTUNE_INCLUDE_DIRS", dirs}};
-  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) environment.emplace_back("CXX", cxx);
-  if (const auto headers = precompiled_plugin_headers(); !headers.empty())
-    environment.emplace_back("KTUNE_PLUGIN_HEADERS", headers.front());
-  return environment;
-}
-
 namespace {
 
 // The compiler and flags of every .cpp plug-in compile.
@@ -87,10 +77,20 @@ std::string plugin_flags() {
 
 }  // namespace
 
-std::vector<std::string> precompiled_plugin_headers() {
-  const auto header = plugin_headers::precompiled(plugin_compiler(), plugin_flags(), plugin_headers::directory(), true);
-  if (!header) return {};
-  return {header->string(), header->string() + ".gch"};
+PluginCompileView plugin_compile_view() {
+  PluginCompileView view;
+  view.read_only = plugin_include_directories();
+  std::string dirs;
+  for (const auto& dir : view.read_only) dirs += (dirs.empty() ? "" : ":") + dir;
+  view.environment = {{"KTUNE_INCLUDE_DIRS", dirs}};
+  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) view.environment.emplace_back("CXX", cxx);
+  if (const auto header =
+          plugin_headers::precompiled(plugin_compiler(), plugin_flags(), plugin_headers::directory(), true)) {
+    view.read_only.push_back(header->string());
+    view.read_only.push_back(header->string() + ".gch");
+    view.environment.emplace_back("KTUNE_PLUGIN_HEADERS", header->string());
+  }
+  return view;
 }
 
 namespace {

@@ -58,15 +58,16 @@ StrategyInfo open_strategy_plugin(const std::string& path, const std::string& li
 // running executable (PREFIX/bin/ktune -> PREFIX/include), else the build tree ktune was built in.
 std::vector<std::string> plugin_include_directories();
 
-// The environment a compile in a sandbox (whose environment is emptied) needs to compile as ktune would here: the
-// compiler ($CXX, when set), ktune's headers ($KTUNE_INCLUDE_DIRS) and their precompiled form when there is one
-// ($KTUNE_PLUGIN_HEADERS), as (name, value) pairs.
-std::vector<std::pair<std::string, std::string>> plugin_compile_environment();
-
-// ktune's plug-in headers precompiled for this compiler (GCC only), built from ktune's own headers in the plug-in
-// cache on the first call: the header and its .gch, for a sandbox that compiles plug-ins to see read-only (a
-// candidate then compiles in about 0.8 s instead of 1.9 s). Empty when there is none. Compiles use it when present
-// and never build it themselves, since an untrusted one runs where nothing may be written.
-std::vector<std::string> precompiled_plugin_headers();
+// What a sandbox that compiles plug-ins must show and set for the compile in it to be the one ktune would run here:
+// read-only, ktune's headers and, where there is one, their precompiled form (GCC only: the header and its .gch,
+// built from ktune's own headers in the plug-in cache by the first call, in this trusted process; a candidate then
+// compiles in about 0.8 s instead of 1.9 s); in its emptied environment, the compiler ($CXX, when set), the headers
+// ($KTUNE_INCLUDE_DIRS) and the precompiled one ($KTUNE_PLUGIN_HEADERS). Compiles use a precompiled header when
+// present and never build it themselves, since an untrusted one runs where nothing may be written.
+struct PluginCompileView {
+  std::vector<std::string> read_only;
+  std::vector<std::pair<std::string, std::string>> environment;  // (name, value)
+};
+PluginCompileView plugin_compile_view();
 
 }  // namespace ktune
