@@ -8,6 +8,11 @@
 #include <utility>
 
 namespace ktune {
+namespace {
+
+double logit(double probability) { return std::log(probability / (1 - probability)); }
+
+}  // namespace
 
 FailureModel::FailureModel(const SearchSpace& space, std::shared_ptr<const TransferPrior> sources)
     : space_(space), sources_(std::move(sources)) {
@@ -18,30 +23,168 @@ FailureModel::FailureModel(const SearchSpace& space, std::shared_ptr<const Trans
   contradicted_.assign(n_sources, 0);
   std::size_t total = 0;
   for (std::size_t p = 0; p < space.num_params(); ++p) {
-    const std::size_t values = space.param_values(p).size();
+    const auto& values = space.param_values(p);
     offset_.push_back(total);
-    total += values;
-    scale_.push_back(values > 1 ? 1.0f / static_cast<float>(values - 1) : 0.0f);
+    total += values.size();
+    const float scale = values.size() > 1 ? 1.0f / static_cast<float>(values.size() - 1) : 0.0f;
+    scale_.push_back(scale);
+    // The boundary view's feature: the log of the value where all are positive numbers (limits are products), scaled
+    // to [0, 1]; else the value's index, as in the continuous view.
+    const bool positive = std::all_of(values.begin(), values.end(), [](const Value& v) {
+      return v.is_numeric() && !v.is_bool() && v.to_double() > 0 && std::isfinite(v.to_double());
+    });
+    double low = std::numeric_limits<double>::infinity(), high = -low;
+    for (const Value& v : values)
+      if (positive) {
+        low = std::min(low, std::log(v.to_double()));
+        high = std::max(high, std::log(v.to_double()));
+      }
+    for (std::size_t j = 0; j < values.size(); ++j)
+      feature_.push_back(!positive ? static_cast<float>(j) * scale
+                         : high > low ? static_cast<float>((std::log(values[j].to_double()) - low) / (high - low))
+                                      : 0.0f);
   }
   failed_with_.assign(total, 0);
   ok_with_.assign(total, 0);
+  weights_.assign(space.num_params() + 1, 0.0);
 }
 
 void FailureModel::update(const Trace& trace) {
   const std::size_t d = scale_.size();
+  const std::size_t before = seen_;
   for (; seen_ < trace.size(); ++seen_) {
     const std::size_t index = trace[seen_].index;
     const bool failed = trace[seen_].status != Status::ok;
     for (std::size_t p = 0; p < d; ++p) {
       const std::uint32_t v = space_.value_index(index, p);
       points_.push_back(static_cast<float>(v) * scale_[p]);
+      features_.push_back(feature_[offset_[p] + v]);
       ++(failed ? failed_with_ : ok_with_)[offset_[p] + v];
+    }
+    if (boundary_trusted_) {  // scored by the boundary it was asked under: evidence for the bands below the threshold
+      const double score = boundary_score(&features_[features_.size() - d]);
+      for (std::size_t j = 1; j < std::size(kBoundaryProbabilities); ++j)
+        if (score > logit(kBoundaryProbabilities[j]) && score <= logit(kBoundaryProbabilities[j - 1]))
+          ++(failed ? band_failed_ : band_ran_)[j];
     }
     failed_.push_back(failed);
     failures_ += failed;
     for (std::size_t s = 0; s < confirmed_.size(); ++s)
       if (sources_->record(s, index) == SourceRecord::failed) ++(failed ? confirmed_ : contradicted_)[s];
   }
+  // Refit with every new evaluation while there are few, then every 2% more (the fit costs O(n d^2)).
+  const std::size_t n = failed_.size();
+  if (n > before && failures_ >= kMinFailures && n - failures_ >= kMinFailures &&
+      (n < 250 || n - fitted_ >= n / 50)) {
+    fit_boundary();
+    fitted_ = n;
+  }
+}
+
+// L2-regularised logistic regression by Newton's method, warm-started from the last fit; plain loops in a fixed order,
+// so the same evaluations give the same weights on every platform.
+void FailureModel::fit_boundary() {
+  const std::size_t d = scale_.size(), m = d + 1, n = failed_.size();
+  std::vector<double>& w = weights_;
+  const auto ridge = [d](std::size_t k) { return k < d ? kBoundaryRidge : 1e-6; };  // the bias almost unpenalised
+  const auto score = [&](const std::vector<double>& weights, std::size_t i) {
+    double s = weights[d];
+    for (std::size_t p = 0; p < d; ++p) s += weights[p] * features_[i * d + p];
+    return s;
+  };
+  const auto loss = [&](const std::vector<double>& weights) {
+    double total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double s = score(weights, i);
+      total += (s > 0 ? s + std::log1p(std::exp(-s)) : std::log1p(std::exp(s))) - (failed_[i] ? s : 0.0);
+    }
+    for (std::size_t k = 0; k < m; ++k) total += 0.5 * ridge(k) * weights[k] * weights[k];
+    return total;
+  };
+  std::vector<double> gradient(m), hessian(m * m), step(m), trial(m);
+  double current = loss(w);
+  for (int iteration = 0; iteration < 50; ++iteration) {
+    std::fill(gradient.begin(), gradient.end(), 0.0);
+    std::fill(hessian.begin(), hessian.end(), 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double probability = 1.0 / (1.0 + std::exp(-score(w, i)));
+      const double residual = probability - (failed_[i] ? 1.0 : 0.0), curvature = probability * (1.0 - probability);
+      for (std::size_t k = 0; k < m; ++k) {
+        const double xk = k < d ? features_[i * d + k] : 1.0;
+        gradient[k] += residual * xk;
+        for (std::size_t l = 0; l <= k; ++l) hessian[k * m + l] += curvature * xk * (l < d ? features_[i * d + l] : 1.0);
+      }
+    }
+    for (std::size_t k = 0; k < m; ++k) {
+      gradient[k] += ridge(k) * w[k];
+      hessian[k * m + k] += ridge(k);
+    }
+    // Cholesky of the lower triangle in place, then the two triangular solves: the Newton step.
+    for (std::size_t k = 0; k < m; ++k) {
+      for (std::size_t l = 0; l <= k; ++l) {
+        double sum = hessian[k * m + l];
+        for (std::size_t j = 0; j < l; ++j) sum -= hessian[k * m + j] * hessian[l * m + j];
+        hessian[k * m + l] = l == k ? std::sqrt(std::max(sum, 1e-12)) : sum / hessian[l * m + l];
+      }
+    }
+    for (std::size_t k = 0; k < m; ++k) {
+      double sum = gradient[k];
+      for (std::size_t j = 0; j < k; ++j) sum -= hessian[k * m + j] * step[j];
+      step[k] = sum / hessian[k * m + k];
+    }
+    for (std::size_t k = m; k-- > 0;) {
+      double sum = step[k];
+      for (std::size_t j = k + 1; j < m; ++j) sum -= hessian[j * m + k] * step[j];
+      step[k] = sum / hessian[k * m + k];
+    }
+    // Halved until the loss falls (nearly separable evaluations make full steps overshoot).
+    double t = 1.0, next = current;
+    for (int halving = 0; halving < 30; ++halving, t *= 0.5) {
+      for (std::size_t k = 0; k < m; ++k) trial[k] = w[k] - t * step[k];
+      next = loss(trial);
+      if (next <= current) break;
+    }
+    if (!(next <= current)) break;  // no descent left (or NaN)
+    w = trial;
+    const bool converged = current - next <= 1e-10 * (1.0 + std::abs(current));
+    current = next;
+    if (converged) break;
+  }
+  // Believed only where the evaluations it calls failures did fail.
+  boundary_trusted_ = false;
+  if (!std::all_of(w.begin(), w.end(), [](double v) { return std::isfinite(v); })) {
+    std::fill(w.begin(), w.end(), 0.0);  // diverged: start afresh next time, believe nothing now
+    return;
+  }
+  std::size_t above = 0, ran_above = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (boundary_score(&features_[i * d]) > logit(kBoundaryProbabilities[0])) {
+      ++above;
+      ran_above += !failed_[i];
+    }
+  boundary_trusted_ = above >= kBoundaryMinSupport && ran_above * kBoundaryPrecision <= above;
+  // Closer to the estimated edge only as far as what was measured there, asked under this boundary, failed.
+  std::size_t level = 0;
+  while (level + 1 < std::size(kBoundaryProbabilities) && band_failed_[level + 1] >= kBoundaryMinSupport &&
+         band_ran_[level + 1] * kBoundaryPrecision <= band_failed_[level + 1] + band_ran_[level + 1])
+    ++level;
+  boundary_probability_ = kBoundaryProbabilities[level];
+  boundary_logit_ = logit(boundary_probability_);
+}
+
+double FailureModel::boundary_score(const float* features) const {
+  const std::size_t d = scale_.size();
+  double s = weights_[d];
+  for (std::size_t p = 0; p < d; ++p) s += weights_[p] * features[p];
+  return s;
+}
+
+bool FailureModel::failing_boundary(std::size_t index) const {
+  if (!boundary_trusted_) return false;
+  const std::size_t d = scale_.size();
+  double s = weights_[d];
+  for (std::size_t p = 0; p < d; ++p) s += weights_[p] * feature_[offset_[p] + space_.value_index(index, p)];
+  return s > boundary_logit_;
 }
 
 bool FailureModel::trusts_source(std::size_t s) const {
@@ -51,7 +194,7 @@ bool FailureModel::trusts_source(std::size_t s) const {
 bool FailureModel::predicts_failure(std::size_t index) const {
   if (failing_elsewhere(index)) return true;
   if (failures_ < kMinFailures || failed_.size() < kNearest) return false;
-  return failing_values(index) || failing_place(index);
+  return failing_values(index) || failing_place(index) || failing_boundary(index);
 }
 
 bool FailureModel::failing_elsewhere(std::size_t index) const {

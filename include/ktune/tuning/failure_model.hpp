@@ -3,13 +3,23 @@
 // to fail, from the failures the run has seen. Hidden constraints (registers, shared memory, a driver's limit) fail
 // whole regions of a space, and strategies walk into them again and again; each costs a compile and a launch.
 //
-// Two views, either of which predicts a failure once the run has seen kMinFailures of them:
+// Three views, any of which predicts a failure once the run has seen kMinFailures of them:
 //  - by value: naive Bayes over the parameters' values (how often each value was in a failed and in a successful
 //    configuration, Laplace-smoothed), predicting a failure at odds above kFailureOdds (p > 0.8). It learns "large
 //    block sizes fail" from a few failures anywhere in the space;
 //  - by place: of the kNearest evaluated configurations in the space's continuous view (each parameter's value index
-//    scaled to [0, 1], L1 distance), at least kNearestFailed failed. It learns a failing region's edge.
-// A third view comes from sources given for transfer (the same kernel measured on other devices or sizes): a
+//    scaled to [0, 1], L1 distance), at least kNearestFailed failed. It learns a failing region's edge;
+//  - by boundary: a logistic regression over the parameters (log-scaled values where a parameter's values are all
+//    positive numbers, else value indices; each scaled to [0, 1]), lightly L2-regularised. Resource limits are
+//    products of parameters (threads x tile x bytes <= a limit), so a failing region is often a half-space in
+//    log-values, which the other two views only approximate near its edge, where a search that is doing well spends
+//    its evaluations. Believed while the fit separates what the run has seen (of the evaluations it gives a failure
+//    probability above kBoundaryProbabilities[0], at least kBoundaryMinSupport, and at most one in
+//    kBoundaryPrecision ran). It predicts a failure above that probability at first, and above the next lower one of
+//    the list only once evaluations whose probability lay between the two (asked while it was believed, so measured
+//    anyway) failed as it would have predicted, by the same two counts: a clean edge is believed up to its estimate,
+//    a blurred one (a staircase of limits, noise) only well beyond it.
+// A fourth view comes from sources given for transfer (the same kernel measured on other devices or sizes): a
 // configuration that a trusted source saw fail, and that no more trusted sources ran than saw it fail, is predicted
 // to fail from the run's first evaluation, before the run has seen any failure itself. A source earns trust on this
 // device: at least kSourceConfirmations of the configurations it saw fail must have failed here too, and at most
@@ -17,8 +27,10 @@
 // costs those few measurements and is then ignored).
 // The cost function defers a predicted failure (answers "failed" without measuring it) up to kDeferrals times, and
 // measures it when the strategy asks once more: a wrong prediction costs a detour, never a configuration.
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -36,6 +48,10 @@ class FailureModel {
   static constexpr std::size_t kNearestFailed = 4;
   static constexpr unsigned kDeferrals = 3;
   static constexpr std::uint32_t kSourceConfirmations = 2;
+  static constexpr double kBoundaryProbabilities[] = {0.9, 0.7, 0.5};
+  static constexpr double kBoundaryRidge = 0.01;  // the L2 penalty's weight (features in [0, 1])
+  static constexpr std::size_t kBoundaryMinSupport = 3;
+  static constexpr std::size_t kBoundaryPrecision = 20;
 
   // `sources` (may be null): what the same kernel recorded elsewhere.
   explicit FailureModel(const SearchSpace& space, std::shared_ptr<const TransferPrior> sources = nullptr);
@@ -46,11 +62,19 @@ class FailureModel {
   std::size_t failures() const { return failures_; }
   // Whether source s's failures are believed on this device (after update()).
   bool trusts_source(std::size_t s) const;
+  // Whether the boundary view is believed now (after update()).
+  bool trusts_boundary() const { return boundary_trusted_; }
+  // The probability above which the boundary predicts a failure now: kBoundaryProbabilities[0] at first, lower ones
+  // once evaluations scored between them (asked while it was believed) failed as it would have predicted.
+  double boundary_probability() const { return boundary_probability_; }
 
  private:
   bool failing_values(std::size_t index) const;
   bool failing_place(std::size_t index) const;
   bool failing_elsewhere(std::size_t index) const;
+  bool failing_boundary(std::size_t index) const;
+  double boundary_score(const float* features) const;  // w . x + bias
+  void fit_boundary();
 
   const SearchSpace& space_;
   std::vector<std::size_t> offset_;  // where parameter p's values start in the two count arrays
@@ -58,6 +82,16 @@ class FailureModel {
   std::vector<float> scale_;         // per parameter: 1 / (values - 1), 0 for a single value
   std::vector<float> points_;        // evaluated configurations, num_params() coordinates each
   std::vector<std::uint8_t> failed_;
+  std::vector<float> feature_;       // per (parameter, value): the boundary view's feature
+  std::vector<float> features_;      // evaluated configurations' features, num_params() each
+  std::vector<double> weights_;      // the boundary's weights, num_params() + 1 (the bias last)
+  std::size_t fitted_ = 0;            // evaluations the boundary was last fitted on
+  bool boundary_trusted_ = false;
+  double boundary_probability_ = kBoundaryProbabilities[0];
+  double boundary_logit_ = 0;           // the score above which it predicts a failure: logit(boundary_probability_)
+  // Per band j (scores between kBoundaryProbabilities[j] and [j - 1]): evaluations asked while the boundary was
+  // believed whose score lay there, and that failed / ran.
+  std::array<std::uint32_t, std::size(kBoundaryProbabilities)> band_failed_{}, band_ran_{};
   std::size_t failures_ = 0, seen_ = 0;
   std::shared_ptr<const TransferPrior> sources_;
   // Per source: configurations it saw fail that failed here too / that ran here.
