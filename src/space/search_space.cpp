@@ -26,9 +26,10 @@ namespace ktune {
 
 namespace {
 
-// Row hash: each value index is mixed into a 64-bit state with a multiply-xorshift step, then finalised.
-inline std::uint64_t mix_step(std::uint64_t h, std::uint32_t v) {
-  h ^= v;
+// Row hash over a row's bytes as the matrix stores them, eight at a time (a row of 8 + 2 bytes is two multiplies,
+// not ten): each word is mixed into a 64-bit state with a multiply-xorshift step, then the state is finalised.
+inline std::uint64_t mix_step(std::uint64_t h, std::uint64_t word) {
+  h ^= word;
   h *= 0xbf58476d1ce4e5b9ULL;
   return h ^ (h >> 31);
 }
@@ -38,6 +39,27 @@ inline std::uint64_t mix_final(std::uint64_t h) {
   return h ^ (h >> 32);
 }
 constexpr std::uint64_t kHashSeed = 0x6b74756e65737061ULL;
+inline std::uint64_t load_word(const std::uint8_t* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+// Continues state h over the row's words from byte `from` (a multiple of 8) on: the full words, then, if the length
+// is not a multiple of 8, the last 8 bytes (overlapping the word before); a row shorter than 8 bytes is one word,
+// zero-padded.
+inline std::uint64_t hash_row_from(std::uint64_t h, const std::uint8_t* row, std::size_t bytes, std::size_t from) {
+  if (bytes < 8) {
+    std::uint64_t w = 0;
+    for (std::size_t i = 0; i < bytes; ++i) w |= std::uint64_t{row[i]} << (8 * i);
+    return mix_step(h, w);
+  }
+  for (; from + 8 <= bytes; from += 8) h = mix_step(h, load_word(row + from));
+  if (bytes % 8 != 0) h = mix_step(h, load_word(row + bytes - 8));
+  return h;
+}
+inline std::uint64_t row_hash(const std::uint8_t* row, std::size_t bytes) {
+  return mix_final(hash_row_from(kHashSeed, row, bytes, 0));
+}
 
 // Slot of a finalised hash in a table of `slots` entries (any size, not only powers of two: the table can then
 // be sized to a load factor of ~0.6 instead of up to 0.25 after rounding up), and the next slot of a probe.
@@ -233,13 +255,11 @@ void SearchSpace::Index::index_rows(SearchSpace& space, const T* data) {
       // Home slots first, then the inserts with the slots a few rows ahead prefetched: the table is larger than
       // the caches, and overlapping its misses is what makes this pass fast.
       std::vector<std::uint32_t> home(n);
-      for (std::size_t r = 0; r < n; ++r) {
-        const T* row = data + r * d;
-        std::uint64_t h = kHashSeed;
-        for (std::size_t c = 0; c < d; ++c) h = mix_step(h, row[c]);
-        home[r] = static_cast<std::uint32_t>(home_slot(mix_final(h), slots));
-      }
-      constexpr std::size_t ahead = 16;
+      const auto* bytes = reinterpret_cast<const std::uint8_t*>(data);
+      const std::size_t row_bytes = d * sizeof(T);
+      for (std::size_t r = 0; r < n; ++r)
+        home[r] = static_cast<std::uint32_t>(home_slot(row_hash(bytes + r * row_bytes, row_bytes), slots));
+      constexpr std::size_t ahead = 48;
       for (std::size_t r = 0; r < n; ++r) {
         if (r + ahead < n) __builtin_prefetch(&hash_slots[home[r + ahead]], 1);
         std::size_t s = home[r];
@@ -350,10 +370,8 @@ std::optional<std::size_t> SearchSpace::Index::find_row(const SearchSpace& space
   const unsigned width = space.matrix_.width();
   const std::size_t row_bytes = d * width;
   EncodedKey encoded(config, d, width);
-  std::uint8_t* key = encoded.data();
-  std::uint64_t h = kHashSeed;
-  for (std::size_t c = 0; c < d; ++c) h = mix_step(h, config[c]);
-  std::uint64_t s = home_slot(mix_final(h), hash_slot_count);
+  const std::uint8_t* key = encoded.data();
+  std::uint64_t s = home_slot(row_hash(key, row_bytes), hash_slot_count);
   const std::uint8_t* data = space.matrix_.data();
   for (;;) {
     const std::uint32_t slot = hash_slots[s];
@@ -376,16 +394,21 @@ void SearchSpace::Index::find_variants(const SearchSpace& space, const std::uint
   const unsigned width = space.matrix_.width();
   const std::size_t row_bytes = d * width;
   const std::uint8_t* data = space.matrix_.data();
-  // Hash states after each prefix of config: a variant's hash continues from the state before its parameter.
-  std::vector<std::uint64_t> prefix(d + 1);
+  EncodedKey encoded(config, d, width);
+  std::uint8_t* key = encoded.data();
+  // Hash states after each full word of the key: a variant's hash continues from the state before the word that
+  // holds its parameter.
+  std::vector<std::uint64_t> prefix(row_bytes / 8 + 1);
   prefix[0] = kHashSeed;
-  for (std::size_t c = 0; c < d; ++c) prefix[c + 1] = mix_step(prefix[c], config[c]);
+  for (std::size_t w = 0; w + 1 < prefix.size(); ++w) prefix[w + 1] = mix_step(prefix[w], load_word(key + 8 * w));
   // Pass 1: slots, prefetched.
   std::vector<std::uint64_t> slot(k);
   for (std::size_t e = 0; e < k; ++e) {
-    std::uint64_t h = mix_step(prefix[edits[e].param], edits[e].value);
-    for (std::size_t c = edits[e].param + 1; c < d; ++c) h = mix_step(h, config[c]);
-    slot[e] = home_slot(mix_final(h), hash_slot_count);
+    const std::size_t at = edits[e].param * width, from = row_bytes < 8 ? 0 : at / 8 * 8;
+    const std::uint32_t saved = config[edits[e].param];
+    encode(&edits[e].value, 1, width, key + at);
+    slot[e] = home_slot(mix_final(hash_row_from(prefix[from / 8], key, row_bytes, from)), hash_slot_count);
+    encode(&saved, 1, width, key + at);
     __builtin_prefetch(&hash_slots[slot[e]]);
   }
   // Pass 2: first candidate rows, prefetched.
@@ -395,13 +418,9 @@ void SearchSpace::Index::find_variants(const SearchSpace& space, const std::uint
     if (v != 0) __builtin_prefetch(data + rows[e] * row_bytes);
   }
   // Pass 3: compare, continuing the linear probe on a mismatch.
-  EncodedKey encoded(config, d, width);
-  std::uint8_t* key = encoded.data();
   for (std::size_t e = 0; e < k; ++e) {
     if (rows[e] == none) continue;
     const std::size_t p = edits[e].param;
-    std::uint8_t saved[4];
-    std::memcpy(saved, key + p * width, width);
     encode(&edits[e].value, 1, width, key + p * width);
     std::uint64_t s = slot[e];
     std::size_t r = rows[e];
@@ -416,7 +435,7 @@ void SearchSpace::Index::find_variants(const SearchSpace& space, const std::uint
       if (v == 0) break;
       r = v - 1;
     }
-    std::memcpy(key + p * width, saved, width);
+    encode(&config[p], 1, width, key + p * width);
   }
 }
 
