@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -136,6 +137,20 @@ Predictions predictions(const SearchSpace& space, const CostFunction& cost, cons
   return out;
 }
 
+// The model after `count` uniformly random evaluations (seeded) of a space where `fails` says which fail.
+FailureModel after_random_evaluations(const SearchSpace& space, const std::function<bool(std::size_t)>& fails,
+                                      int count, std::uint64_t seed) {
+  testing::FakeEvaluator evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; });
+  for (std::size_t i = 0; i < space.size(); ++i)
+    if (fails(i)) evaluator.failing.insert(i);
+  CostFunction cost(space, evaluator, {});
+  FailureModel model(space);
+  Rng rng(seed);
+  for (int k = 0; k < count; ++k) (void)cost(static_cast<std::size_t>(rng.below(space.size())));
+  model.update(cost.trace());
+  return model;
+}
+
 TEST(FailureModel, LearnsAProductLimitAsAnEdgeInLogValues) {
   const SearchSpace space = SearchSpace::build(powers_of_two());
   const auto fails = [&](std::size_t i) { return over_the_product_limit(space, i); };
@@ -174,14 +189,7 @@ TEST(FailureModel, StaysFarFromAnEdgeThatIsNotClean) {
     if (load >= 8 && load <= 11) return (i * 2654435761u >> 7) % 2 == 0;  // the blurred band: half fail
     return load > 11;
   };
-  testing::FakeEvaluator evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; });
-  for (std::size_t i = 0; i < space.size(); ++i)
-    if (fails(i)) evaluator.failing.insert(i);
-  CostFunction cost(space, evaluator, {});
-  FailureModel model(space);
-  Rng rng(8);
-  for (int k = 0; k < 200; ++k) (void)cost(static_cast<std::size_t>(rng.below(space.size())));
-  model.update(cost.trace());
+  const FailureModel model = after_random_evaluations(space, fails, 200, 8);
   EXPECT_EQ(model.boundary_probability(), FailureModel::kBoundaryProbabilities[0]);
 }
 
@@ -189,14 +197,7 @@ TEST(FailureModel, StaysFarFromAnEdgeThatIsNotClean) {
 TEST(FailureModel, FindsNoEdgeWhereFailuresHaveNone) {
   const SearchSpace space = SearchSpace::build(powers_of_two());
   const auto fails = [](std::size_t i) { return (i * 2654435761u >> 9) % 3 == 0; };
-  testing::FakeEvaluator evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; });
-  for (std::size_t i = 0; i < space.size(); ++i)
-    if (fails(i)) evaluator.failing.insert(i);
-  CostFunction cost(space, evaluator, {});
-  FailureModel model(space);
-  Rng rng(4);
-  for (int k = 0; k < 100; ++k) (void)cost(static_cast<std::size_t>(rng.below(space.size())));
-  model.update(cost.trace());
+  const FailureModel model = after_random_evaluations(space, fails, 100, 4);
   ASSERT_GE(model.failures(), FailureModel::kMinFailures);
   EXPECT_FALSE(model.trusts_boundary());
 }
