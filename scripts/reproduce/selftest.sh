@@ -5,7 +5,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 for script in "$here"/*.sh; do bash -n "$script"; done
-/usr/bin/python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$here/construction.py"
+for script in construction.py construction_python_constraint.py; do
+  /usr/bin/python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$here/$script"
+done
 source "$here/common.sh"
 /usr/bin/python3 "$here/constraint_aware_density.py" "$OUT/constraint_aware_density_selftest.svg" --ktune "$KTUNE" \
   --repeats 3 "$SHARED/data/benchmark_hub/cachefiles/pnpoly/RTX_3090.json.gz" \
