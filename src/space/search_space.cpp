@@ -282,12 +282,13 @@ void SearchSpace::Index::index_rows(SearchSpace& space, const T* data) {
   std::vector<std::size_t> starts(d, 0);  // rows with diff == k
   for (std::size_t r = 0; r < n; ++r) {
     const T* row = data + r * d;
-    for (std::size_t c = 0; c < d; ++c) present[c][row[c]] = 1;
     std::size_t k = 0;
     if (r > 0) {
       const T* prev = row - d;
       while (k < d && row[ord[k]] == prev[ord[k]]) ++k;
     }
+    // Only the columns at depths >= k can hold a value the rows above did not (usually one or two of them).
+    for (std::size_t j = k; j < d; ++j) present[ord[j]][row[ord[j]]] = 1;
     diff[r] = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
     if (k < d) ++starts[k];
   }
