@@ -85,10 +85,10 @@ class FailureModel {
   std::vector<float> feature_;       // per (parameter, value): the boundary view's feature
   std::vector<float> features_;      // evaluated configurations' features, num_params() each
   std::vector<double> weights_;      // the boundary's weights, num_params() + 1 (the bias last)
-  std::size_t fitted_ = 0;            // evaluations the boundary was last fitted on
+  std::size_t fitted_ = 0;           // evaluations the boundary was last fitted on
   bool boundary_trusted_ = false;
   double boundary_probability_ = kBoundaryProbabilities[0];
-  double boundary_logit_ = 0;           // the score above which it predicts a failure: logit(boundary_probability_)
+  double boundary_logit_ = 0;        // the score above which it predicts a failure: logit(boundary_probability_)
   // Per band j (scores between kBoundaryProbabilities[j] and [j - 1]): evaluations asked while the boundary was
   // believed whose score lay there, and that failed / ran.
   std::array<std::uint32_t, std::size(kBoundaryProbabilities)> band_failed_{}, band_ran_{};
