@@ -190,6 +190,8 @@ TEST(Neighbours, MatchBruteForceOnLargeAndWideSpaces) {
       {{30, 30, 60}, 0.3},                     // 1-byte, three levels
       {std::vector<std::size_t>(17, 2), 0.3},  // 17 parameters: rows too wide for the vector scan
       {{7, 1, 300, 5, 1, 3}, 0.6},             // single-valued parameters in between
+      {{70000, 3}, 0.01},                      // 4-byte value indices, a row of exactly one hashed word
+      {{70000, 3, 2}, 0.005},                  // 4-byte, a row of a word and an overlapping tail
   };
   Rng rng(77);
   std::size_t round = 0;
