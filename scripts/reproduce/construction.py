@@ -24,6 +24,13 @@ def build(ktune, path, form):
     return json.loads(out.stdout)
 
 
+def write_rows(rows, path):
+    """Every space's figures as JSON, if a file was asked for."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
 def parameters_per_constraint(space):
     """The number of constraints as given and the mean number of distinct parameters each names (the paper's space
     statistics), from `ktune space --json`'s constraints and parameters."""
@@ -97,9 +104,7 @@ def main():
         part = [r for r in synthetic if r["dimensions"] == d]
         print(f"  {d} dimensions: {len(part):>3} spaces, {1e3 * sum(r['seconds'] for r in part):9.1f} ms")
     print(f"\n{len(rows) - wrong} of {len(rows)} valid counts equal the index" + ("" if not wrong else f"; {wrong} DIFFER"))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    write_rows(rows, args.json)
     return 1 if wrong else 0
 
 

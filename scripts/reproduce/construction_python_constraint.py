@@ -17,17 +17,11 @@ import argparse
 import ast
 import json
 import os
-import subprocess
 import sys
 import time
 import warnings
 
-
-def ktune_space(ktune, path):
-    out = subprocess.run([ktune, "space", path, "--json"], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"ktune space {path} failed: {out.stderr.strip()}")
-    return json.loads(out.stdout)
+from construction import build, write_rows  # this folder's construction.py
 
 
 def python_constraint_space(constraint, path, implicit):
@@ -77,7 +71,7 @@ def main():
     for group in ("realworld", "synthetic") if args.synthetic else ("realworld",):
         for entry in index[group]:
             path = os.path.join(spaces_dir, entry["file"])
-            runs = [ktune_space(args.ktune, path) for _ in range(max(1, args.repeats))]
+            runs = [build(args.ktune, path, "materialised") for _ in range(max(1, args.repeats))]
             implicit = runs[0].get("implicit_constraint")
             theirs = [python_constraint_space(constraint, path, implicit) for _ in range(max(1, args.repeats))]
             ours_s = min(r["construction_seconds"] for r in runs)
@@ -96,9 +90,7 @@ def main():
         ours_total = sum(r["ktune_seconds"] for r in part)
         print(f"{group}: {len(part)} spaces, python-constraint {theirs_total:.3f} s, ktune {ours_total:.3f} s "
               f"({theirs_total / max(ours_total, 1e-9):.0f}x)")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    write_rows(rows, args.json)
     return 1 if wrong else 0
 
 
