@@ -12,6 +12,14 @@ namespace {
 
 double logit(double probability) { return std::log(probability / (1 - probability)); }
 
+// The boundary's score of a configuration's features: weights . x + the bias (the last weight).
+double linear_score(const std::vector<double>& weights, const float* x) {
+  const std::size_t d = weights.size() - 1;
+  double s = weights[d];
+  for (std::size_t p = 0; p < d; ++p) s += weights[p] * x[p];
+  return s;
+}
+
 }  // namespace
 
 FailureModel::FailureModel(const SearchSpace& space, std::shared_ptr<const TransferPrior> sources)
@@ -88,9 +96,7 @@ void FailureModel::fit_boundary() {
   std::vector<double>& w = weights_;
   const auto ridge = [d](std::size_t k) { return k < d ? kBoundaryRidge : 1e-6; };  // the bias almost unpenalised
   const auto score = [&](const std::vector<double>& weights, std::size_t i) {
-    double s = weights[d];
-    for (std::size_t p = 0; p < d; ++p) s += weights[p] * features_[i * d + p];
-    return s;
+    return linear_score(weights, &features_[i * d]);
   };
   const auto loss = [&](const std::vector<double>& weights) {
     double total = 0;
@@ -172,12 +178,7 @@ void FailureModel::fit_boundary() {
   boundary_logit_ = logit(boundary_probability_);
 }
 
-double FailureModel::boundary_score(const float* features) const {
-  const std::size_t d = scale_.size();
-  double s = weights_[d];
-  for (std::size_t p = 0; p < d; ++p) s += weights_[p] * features[p];
-  return s;
-}
+double FailureModel::boundary_score(const float* features) const { return linear_score(weights_, features); }
 
 bool FailureModel::failing_boundary(std::size_t index) const {
   if (!boundary_trusted_) return false;

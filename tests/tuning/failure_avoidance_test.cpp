@@ -75,47 +75,6 @@ std::uint64_t failures_in(const Trace& trace) {
   return failed;
 }
 
-TEST(FailureModel, LearnsAFailingRegionFromTheFailuresSeen) {
-  const SearchSpace space = SearchSpace::build(grid(10));
-  testing::FakeEvaluator evaluator(space, [](std::size_t i) { return 1.0 + static_cast<double>(i % 7); },
-                                   [](std::size_t) { return 1.0; });
-  for (std::size_t i = 0; i < space.size(); ++i)
-    if (over_the_limit(space, i)) evaluator.failing.insert(i);
-  CostFunction cost(space, evaluator, {});
-  FailureModel model(space);
-  Rng rng(3);
-  // Before any failure nothing is predicted.
-  model.update(cost.trace());
-  EXPECT_FALSE(model.predicts_failure(space.size() - 1));
-  for (int k = 0; k < 40; ++k) (void)cost(static_cast<std::size_t>(rng.below(space.size())));
-  model.update(cost.trace());
-  ASSERT_GE(model.failures(), FailureModel::kMinFailures);
-  std::size_t right = 0, wrongly_deferred = 0, total_failing = 0;
-  for (std::size_t i = 0; i < space.size(); ++i) {
-    if (cost.known(i)) continue;
-    const bool predicted = model.predicts_failure(i);
-    if (over_the_limit(space, i)) {
-      ++total_failing;
-      right += predicted;
-    } else {
-      wrongly_deferred += predicted;
-    }
-  }
-  EXPECT_GT(right * 10, total_failing * 8) << right << " of " << total_failing;   // most of the region
-  EXPECT_LT(wrongly_deferred * 20, space.size()) << wrongly_deferred;             // few of the rest
-}
-
-// Three parameters of ten powers of two each; a product limit a * b > 2^9 (a resource limit: threads x tile) fails the
-// configurations above a diagonal in log-values, an edge no single value and no axis-aligned region describes.
-Problem powers_of_two() {
-  std::vector<Value> values;
-  for (int i = 0; i < 10; ++i) values.emplace_back(std::int64_t{1} << i);
-  return ProblemBuilder("powers").parameter("a", values).parameter("b", values).parameter("c", values).build();
-}
-bool over_the_product_limit(const SearchSpace& space, std::size_t index) {
-  return space.value_index(index, 0) + space.value_index(index, 1) > 9;
-}
-
 // What the model predicts for the configurations not measured: the failing ones it catches (of how many), and the
 // running ones it would defer.
 struct Predictions {
@@ -135,6 +94,37 @@ Predictions predictions(const SearchSpace& space, const CostFunction& cost, cons
     }
   }
   return out;
+}
+
+TEST(FailureModel, LearnsAFailingRegionFromTheFailuresSeen) {
+  const SearchSpace space = SearchSpace::build(grid(10));
+  testing::FakeEvaluator evaluator(space, [](std::size_t i) { return 1.0 + static_cast<double>(i % 7); },
+                                   [](std::size_t) { return 1.0; });
+  for (std::size_t i = 0; i < space.size(); ++i)
+    if (over_the_limit(space, i)) evaluator.failing.insert(i);
+  CostFunction cost(space, evaluator, {});
+  FailureModel model(space);
+  Rng rng(3);
+  // Before any failure nothing is predicted.
+  model.update(cost.trace());
+  EXPECT_FALSE(model.predicts_failure(space.size() - 1));
+  for (int k = 0; k < 40; ++k) (void)cost(static_cast<std::size_t>(rng.below(space.size())));
+  model.update(cost.trace());
+  ASSERT_GE(model.failures(), FailureModel::kMinFailures);
+  const Predictions p = predictions(space, cost, model, [&](std::size_t i) { return over_the_limit(space, i); });
+  EXPECT_GT(p.caught * 10, p.failing * 8) << p.caught << " of " << p.failing;  // most of the region
+  EXPECT_LT(p.wrongly * 20, space.size()) << p.wrongly;                        // few of the rest
+}
+
+// Three parameters of ten powers of two each; a product limit a * b > 2^9 (a resource limit: threads x tile) fails the
+// configurations above a diagonal in log-values, an edge no single value and no axis-aligned region describes.
+Problem powers_of_two() {
+  std::vector<Value> values;
+  for (int i = 0; i < 10; ++i) values.emplace_back(std::int64_t{1} << i);
+  return ProblemBuilder("powers").parameter("a", values).parameter("b", values).parameter("c", values).build();
+}
+bool over_the_product_limit(const SearchSpace& space, std::size_t index) {
+  return space.value_index(index, 0) + space.value_index(index, 1) > 9;
 }
 
 // The model after `count` uniformly random evaluations (seeded) of a space where `fails` says which fail.
