@@ -195,6 +195,11 @@ class Search {
   bool top_up_pool() {
     while (pool_.size() < gp_.max_candidates())
       if (const auto index = draw_fresh()) add_to_pool(*index); else break;
+    if (pool_.empty() && !set_aside_.empty()) {  // only deferred ones are left: candidates again
+      rotated_out_.insert(rotated_out_.end(), set_aside_.begin(), set_aside_.end());
+      set_aside_.clear();
+      return top_up_pool();
+    }
     return !pool_.empty();
   }
 
@@ -213,9 +218,21 @@ class Search {
   }
 
   // --- observations -----------------------------------------------------------------------------------------------
-  void observe(std::size_t index) {
+  // Evaluates `index` and learns from it; returns its observation number, or nothing where the cost function deferred
+  // it (--avoid-failures: predicted to fail, answered +inf unmeasured). A deferred configuration is not learned from
+  // (a wrong prediction must not teach the GP that its region is the worst: the best configurations of a space often
+  // border its failures) but set aside until the next observation, then a candidate again: if the GP still prefers
+  // it once it has learned more, it is asked again, and measured when the cost function stops deferring it.
+  std::optional<std::size_t> observe(std::size_t index) {
     const double c = cost_(index);  // BudgetExhausted passes through
-    if (const auto it = slot_of_.find(index); it != slot_of_.end()) remove_from_pool(it->second);
+    const auto it = slot_of_.find(index);
+    if (it != slot_of_.end()) remove_from_pool(it->second);
+    if (cost_.was_deferred(index)) {
+      set_aside_.push_back(index);
+      return std::nullopt;
+    }
+    rotated_out_.insert(rotated_out_.end(), set_aside_.begin(), set_aside_.end());
+    set_aside_.clear();
     observed_.push_back(index);
     raw_.push_back(c);
     const bool improved = std::isfinite(c) && (!best_ || c < raw_[*best_]);
@@ -235,6 +252,7 @@ class Search {
           if (!cost_.known(n) && !in_pool(n)) swap_into_pool(n);
       rotate_pool();
     }
+    return raw_.size() - 1;
   }
 
   // The GP is full: keep the best half of the observations and the most recent quarter. The kept points that lead
@@ -425,15 +443,12 @@ class Search {
       remember_prediction(slot);
       indices.push_back(pool_[slot]);  // slots move as the pool shrinks
     }
-    std::vector<std::size_t> observations;
-    for (std::size_t index : indices) {
-      observe(index);
-      observations.push_back(raw_.size() - 1);
-    }
+    std::vector<std::optional<std::size_t>> observations;
+    for (std::size_t index : indices) observations.push_back(observe(index));
     for (std::size_t a : active) {
-      if (proposal[a] >= observations.size()) continue;
+      if (proposal[a] >= observations.size() || !observations[proposal[a]]) continue;  // deferred: no evidence
       auto& st = afs_[a];
-      st.discounted_sum = s_.discount * st.discounted_sum + value(observations[proposal[a]]);
+      st.discounted_sum = s_.discount * st.discounted_sum + value(*observations[proposal[a]]);
       st.discounted_weight = s_.discount * st.discounted_weight + 1;
     }
     if (s_.method == Method::MultiFast) return;
@@ -472,6 +487,7 @@ class Search {
   GaussianProcess gp_;
   UniformSampleStream fresh_;  // the candidates, each index once in random order; its first draws open the run
   std::vector<std::size_t> rotated_out_;
+  std::vector<std::size_t> set_aside_;  // deferred since the last observation (observe())
   std::vector<std::size_t> pool_;                        // slot -> configuration index
   std::unordered_map<std::size_t, std::size_t> slot_of_;  // configuration index -> slot (lookups only)
   std::vector<std::size_t> observed_;                    // observation -> configuration index

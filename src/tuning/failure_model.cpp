@@ -36,29 +36,41 @@ FailureModel::FailureModel(const SearchSpace& space, std::shared_ptr<const Trans
     total += values.size();
     const float scale = values.size() > 1 ? 1.0f / static_cast<float>(values.size() - 1) : 0.0f;
     scale_.push_back(scale);
-    // The boundary view's feature: the log of the value where all are positive numbers (limits are products), scaled
-    // to [0, 1]; else the value's index, as in the continuous view.
+    // The boundary view's features (docs/live-tuning.md): the log of the value where all are positive numbers
+    // (limits are products: threads x tile x bytes), and the value's index as in the continuous view (limits that
+    // grow with a value's position in its list, and every parameter that is not a positive number); both scaled to
+    // [0, 1], the index left out where it equals the log (powers of two), a parameter of one value left out.
+    if (values.size() < 2) continue;
     const bool positive = std::all_of(values.begin(), values.end(), [](const Value& v) {
       return v.is_numeric() && !v.is_bool() && v.to_double() > 0 && std::isfinite(v.to_double());
     });
-    double low = std::numeric_limits<double>::infinity(), high = -low;
-    for (const Value& v : values)
-      if (positive) {
+    std::vector<float> log_column, index_column;
+    for (std::size_t j = 0; j < values.size(); ++j) index_column.push_back(static_cast<float>(j) * scale);
+    if (positive) {
+      double low = std::numeric_limits<double>::infinity(), high = -low;
+      for (const Value& v : values) {
         low = std::min(low, std::log(v.to_double()));
         high = std::max(high, std::log(v.to_double()));
       }
-    for (std::size_t j = 0; j < values.size(); ++j)
-      feature_.push_back(!positive ? static_cast<float>(j) * scale
-                         : high > low ? static_cast<float>((std::log(values[j].to_double()) - low) / (high - low))
-                                      : 0.0f);
+      for (const Value& v : values)
+        log_column.push_back(high > low ? static_cast<float>((std::log(v.to_double()) - low) / (high - low)) : 0.0f);
+    }
+    bool same = positive;
+    for (std::size_t j = 0; same && j < values.size(); ++j) same = std::abs(log_column[j] - index_column[j]) < 1e-3f;
+    for (const std::vector<float>* column : {&log_column, &index_column}) {
+      if (column->empty() || (same && column == &index_column)) continue;
+      column_param_.push_back(p);
+      column_offset_.push_back(feature_.size());
+      feature_.insert(feature_.end(), column->begin(), column->end());
+    }
   }
   failed_with_.assign(total, 0);
   ok_with_.assign(total, 0);
-  weights_.assign(space.num_params() + 1, 0.0);
+  weights_.assign(column_param_.size() + 1, 0.0);
 }
 
 void FailureModel::update(const Trace& trace) {
-  const std::size_t d = scale_.size();
+  const std::size_t d = scale_.size(), columns = column_param_.size();
   const std::size_t before = seen_;
   for (; seen_ < trace.size(); ++seen_) {
     const std::size_t index = trace[seen_].index;
@@ -66,11 +78,12 @@ void FailureModel::update(const Trace& trace) {
     for (std::size_t p = 0; p < d; ++p) {
       const std::uint32_t v = space_.value_index(index, p);
       points_.push_back(static_cast<float>(v) * scale_[p]);
-      features_.push_back(feature_[offset_[p] + v]);
       ++(failed ? failed_with_ : ok_with_)[offset_[p] + v];
     }
+    for (std::size_t c = 0; c < columns; ++c)
+      features_.push_back(feature_[column_offset_[c] + space_.value_index(index, column_param_[c])]);
     if (boundary_trusted_) {  // scored by the boundary it was asked under: evidence for the bands below the threshold
-      const double score = boundary_score(&features_[features_.size() - d]);
+      const double score = boundary_score(&features_[features_.size() - columns]);
       for (std::size_t j = 1; j < std::size(kBoundaryProbabilities); ++j)
         if (score > logit(kBoundaryProbabilities[j]) && score <= logit(kBoundaryProbabilities[j - 1]))
           ++(failed ? band_failed_ : band_ran_)[j];
@@ -92,7 +105,7 @@ void FailureModel::update(const Trace& trace) {
 // L2-regularised logistic regression by Newton's method, warm-started from the last fit; plain loops in a fixed order,
 // so the same evaluations give the same weights on every platform.
 void FailureModel::fit_boundary() {
-  const std::size_t d = scale_.size(), m = d + 1, n = failed_.size();
+  const std::size_t d = column_param_.size(), m = d + 1, n = failed_.size();
   std::vector<double>& w = weights_;
   const auto ridge = [d](std::size_t k) { return k < d ? kBoundaryRidge : 1e-6; };  // the bias almost unpenalised
   const auto score = [&](const std::vector<double>& weights, std::size_t i) {
@@ -181,11 +194,15 @@ void FailureModel::fit_boundary() {
 double FailureModel::boundary_score(const float* features) const { return linear_score(weights_, features); }
 
 bool FailureModel::failing_boundary(std::size_t index) const {
-  if (!boundary_trusted_) return false;
-  const std::size_t d = scale_.size();
+  return boundary_trusted_ && score_of(index) > boundary_logit_;
+}
+
+double FailureModel::score_of(std::size_t index) const {
+  const std::size_t d = column_param_.size();
   double s = weights_[d];
-  for (std::size_t p = 0; p < d; ++p) s += weights_[p] * feature_[offset_[p] + space_.value_index(index, p)];
-  return s > boundary_logit_;
+  for (std::size_t c = 0; c < d; ++c)
+    s += weights_[c] * feature_[column_offset_[c] + space_.value_index(index, column_param_[c])];
+  return s;
 }
 
 bool FailureModel::trusts_source(std::size_t s) const {
@@ -195,7 +212,9 @@ bool FailureModel::trusts_source(std::size_t s) const {
 bool FailureModel::predicts_failure(std::size_t index) const {
   if (failing_elsewhere(index)) return true;
   if (failures_ < kMinFailures || failed_.size() < kNearest) return false;
-  return failing_values(index) || failing_place(index) || failing_boundary(index);
+  // The value and place views only together: alone, each deferred more configurations that ran than that failed
+  // (bench/failures, docs/live-tuning.md); the boundary is believed only while it separates what was measured.
+  return (failing_values(index) && failing_place(index)) || failing_boundary(index);
 }
 
 bool FailureModel::failing_elsewhere(std::size_t index) const {

@@ -129,6 +129,9 @@ class CostFunction {
   std::uint64_t invalid_requests() const { return invalid_requests_; }
   // Configurations answered as failures without being measured (avoid_failures).
   std::uint64_t deferrals() const { return deferrals_; }
+  // Whether `index` was answered as a predicted failure without a measurement and is still unmeasured: a strategy
+  // with a model may set it aside rather than learn from an answer that is only a prediction.
+  bool was_deferred(std::size_t index) const { return !known(index) && deferred_.contains(index); }
 
   // Whether `index` has a result already (a call for it would be free).
   bool known(std::size_t index) const { return memo_lookup(index) != npos; }

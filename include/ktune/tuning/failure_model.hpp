@@ -3,22 +3,27 @@
 // to fail, from the failures the run has seen. Hidden constraints (registers, shared memory, a driver's limit) fail
 // whole regions of a space, and strategies walk into them again and again; each costs a compile and a launch.
 //
-// Three views, any of which predicts a failure once the run has seen kMinFailures of them:
+// Three views, from the run's own evaluations once it has seen kMinFailures failures:
 //  - by value: naive Bayes over the parameters' values (how often each value was in a failed and in a successful
-//    configuration, Laplace-smoothed), predicting a failure at odds above kFailureOdds (p > 0.8). It learns "large
-//    block sizes fail" from a few failures anywhere in the space;
+//    configuration, Laplace-smoothed): odds above kFailureOdds (p > 0.8). It learns "large block sizes fail" from a
+//    few failures anywhere in the space;
 //  - by place: of the kNearest evaluated configurations in the space's continuous view (each parameter's value index
 //    scaled to [0, 1], L1 distance), at least kNearestFailed failed. It learns a failing region's edge;
-//  - by boundary: a logistic regression over the parameters (log-scaled values where a parameter's values are all
-//    positive numbers, else value indices; each scaled to [0, 1]), lightly L2-regularised. Resource limits are
-//    products of parameters (threads x tile x bytes <= a limit), so a failing region is often a half-space in
-//    log-values, which the other two views only approximate near its edge, where a search that is doing well spends
-//    its evaluations. Believed while the fit separates what the run has seen (of the evaluations it gives a failure
-//    probability above kBoundaryProbabilities[0], at least kBoundaryMinSupport, and at most one in
-//    kBoundaryPrecision ran). It predicts a failure above that probability at first, and above the next lower one of
-//    the list only once evaluations whose probability lay between the two (asked while it was believed, so measured
-//    anyway) failed as it would have predicted, by the same two counts: a clean edge is believed up to its estimate,
-//    a blurred one (a staircase of limits, noise) only well beyond it.
+//  - by boundary: a logistic regression over the parameters, lightly L2-regularised. Its features per parameter: the
+//    log of the value where all are positive numbers (resource limits are products of parameters: threads x tile x
+//    bytes <= a limit, a half-space in log-values), and the value's index (limits that grow with a value's position
+//    in its list, and every parameter that is not a positive number); each scaled to [0, 1], the index left out
+//    where it equals the log (powers of two). A failing region is often a half-space in these, which the other two
+//    views only approximate near its edge, where a search that is doing well spends its evaluations. Believed while
+//    the fit separates what the run has seen (of the evaluations it gives a failure probability above
+//    kBoundaryProbabilities[0], at least kBoundaryMinSupport, and at most one in kBoundaryPrecision ran). It predicts
+//    a failure above that probability at first, and above the next lower one of the list only once evaluations whose
+//    probability lay between the two (asked while it was believed, so measured anyway) failed as it would have
+//    predicted, by the same two counts: a clean edge is believed up to its estimate, a blurred one (a staircase of
+//    limits, noise) only well beyond it.
+// A failure is predicted by the boundary, or by the value and place views together: alone, each of those two deferred
+// about as many configurations that ran as that failed (bench/failures, twelve failing spaces), and a wrongly
+// deferred configuration is often one of the best (they border the failures).
 // A fourth view comes from sources given for transfer (the same kernel measured on other devices or sizes): a
 // configuration that a trusted source saw fail, and that no more trusted sources ran than saw it fail, is predicted
 // to fail from the run's first evaluation, before the run has seen any failure itself. A source earns trust on this
@@ -74,6 +79,7 @@ class FailureModel {
   bool failing_elsewhere(std::size_t index) const;
   bool failing_boundary(std::size_t index) const;
   double boundary_score(const float* features) const;  // w . x + bias
+  double score_of(std::size_t index) const;            // boundary_score of configuration `index`
   void fit_boundary();
 
   const SearchSpace& space_;
@@ -82,9 +88,12 @@ class FailureModel {
   std::vector<float> scale_;         // per parameter: 1 / (values - 1), 0 for a single value
   std::vector<float> points_;        // evaluated configurations, num_params() coordinates each
   std::vector<std::uint8_t> failed_;
-  std::vector<float> feature_;       // per (parameter, value): the boundary view's feature
-  std::vector<float> features_;      // evaluated configurations' features, num_params() each
-  std::vector<double> weights_;      // the boundary's weights, num_params() + 1 (the bias last)
+  // The boundary view's features: column c is a function of parameter column_param_[c]'s value, tabulated from
+  // feature_[column_offset_[c]] by value index.
+  std::vector<std::size_t> column_param_, column_offset_;
+  std::vector<float> feature_;
+  std::vector<float> features_;      // evaluated configurations' features, one per column each
+  std::vector<double> weights_;      // the boundary's weights, one per column, then the bias
   std::size_t fitted_ = 0;           // evaluations the boundary was last fitted on
   bool boundary_trusted_ = false;
   double boundary_probability_ = kBoundaryProbabilities[0];
