@@ -252,19 +252,29 @@ void SearchSpace::Index::index_rows(SearchSpace& space, const T* data) {
   auto build_hash = [this, data, n, d, slots, &hash_failure] {
     try {
       hash_slots.assign(slots, 0);
-      // Home slots first, then the inserts with the slots a few rows ahead prefetched: the table is larger than
-      // the caches, and overlapping its misses is what makes this pass fast.
-      std::vector<std::uint32_t> home(n);
+      // Inserts in row order with the slots a few rows ahead prefetched: the table is larger than the caches, and
+      // overlapping its misses is what makes this pass fast. The home slots are hashed a chunk ahead, in a small
+      // double buffer (a tight loop over consecutive rows), not for every row at once: that array was 4 bytes per
+      // configuration of the construction's peak memory.
       const auto* bytes = reinterpret_cast<const std::uint8_t*>(data);
       const std::size_t row_bytes = d * sizeof(T);
-      for (std::size_t r = 0; r < n; ++r)
-        home[r] = static_cast<std::uint32_t>(home_slot(row_hash(bytes + r * row_bytes, row_bytes), slots));
-      constexpr std::size_t ahead = 48;
-      for (std::size_t r = 0; r < n; ++r) {
-        if (r + ahead < n) __builtin_prefetch(&hash_slots[home[r + ahead]], 1);
-        std::size_t s = home[r];
-        while (hash_slots[s] != 0) s = next_slot(s, slots);
-        hash_slots[s] = static_cast<std::uint32_t>(r + 1);
+      constexpr std::size_t chunk = 4096, ahead = 48;
+      static_assert(ahead <= chunk, "a prefetch looks at most into the next chunk");
+      std::vector<std::uint32_t> home(n <= chunk ? n : 2 * chunk);  // indexed by row % (2 * chunk)
+      const auto hash_chunk = [&](std::size_t begin) {
+        for (std::size_t r = begin; r < std::min(n, begin + chunk); ++r)
+          home[r % (2 * chunk)] =
+              static_cast<std::uint32_t>(home_slot(row_hash(bytes + r * row_bytes, row_bytes), slots));
+      };
+      hash_chunk(0);
+      for (std::size_t begin = 0; begin < n; begin += chunk) {
+        hash_chunk(begin + chunk);  // the next chunk's, for the prefetches across the boundary
+        for (std::size_t r = begin; r < std::min(n, begin + chunk); ++r) {
+          if (r + ahead < n) __builtin_prefetch(&hash_slots[home[(r + ahead) % (2 * chunk)]], 1);
+          std::size_t s = home[r % (2 * chunk)];
+          while (hash_slots[s] != 0) s = next_slot(s, slots);
+          hash_slots[s] = static_cast<std::uint32_t>(r + 1);
+        }
       }
     } catch (...) {
       hash_failure = std::current_exception();
