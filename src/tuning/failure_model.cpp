@@ -212,8 +212,9 @@ bool FailureModel::trusts_source(std::size_t s) const {
 bool FailureModel::predicts_failure(std::size_t index) const {
   if (failing_elsewhere(index)) return true;
   if (failures_ < kMinFailures || failed_.size() < kNearest) return false;
-  // The value and place views only together: alone, each deferred more configurations that ran than that failed
-  // (bench/failures, docs/live-tuning.md); the boundary is believed only while it separates what was measured.
+  // The value and place views only together: where one alone predicted a failure, more of the configurations deferred
+  // ran than failed (bench/failures, docs/live-tuning.md); the boundary is believed only while it separates what was
+  // measured.
   return (failing_values(index) && failing_place(index)) || failing_boundary(index);
 }
 

@@ -21,9 +21,9 @@
 //    probability lay between the two (asked while it was believed, so measured anyway) failed as it would have
 //    predicted, by the same two counts: a clean edge is believed up to its estimate, a blurred one (a staircase of
 //    limits, noise) only well beyond it.
-// A failure is predicted by the boundary, or by the value and place views together: alone, each of those two deferred
-// about as many configurations that ran as that failed (bench/failures, twelve failing spaces), and a wrongly
-// deferred configuration is often one of the best (they border the failures).
+// A failure is predicted by the boundary, or by the value and place views together: where one of those two alone
+// predicted it, more of the configurations deferred ran than failed (bench/failures, twelve failing spaces), and a
+// wrongly deferred configuration is often one of the best (they border the failures).
 // A fourth view comes from sources given for transfer (the same kernel measured on other devices or sizes): a
 // configuration that a trusted source saw fail, and that no more trusted sources ran than saw it fail, is predicted
 // to fail from the run's first evaluation, before the run has seen any failure itself. A source earns trust on this
