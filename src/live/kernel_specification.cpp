@@ -1,5 +1,6 @@
 // KernelSpecification::validate and load_source: the checks that need no configuration, so that a bad
 // specification fails before tuning starts instead of in every evaluation.
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -169,6 +170,9 @@ KernelSource load_source(const KernelSpecification& spec) {
   text << in.rdbuf();
   if (in.bad()) throw io::InputError(spec.kernel_file, "", "reading the kernel source file failed");
   source.code = text.str();
+  std::error_code error;
+  const std::filesystem::path folder = std::filesystem::absolute(spec.kernel_file, error).parent_path();
+  if (!error && !folder.empty()) source.include_dirs.push_back(folder.string());
   return source;
 }
 

@@ -4,11 +4,16 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "backend_test_support.hpp"
 #include "ktune/live/backend.hpp"
+#include "ktune/live/kernel_specification.hpp"
 
 namespace ktune::live {
 namespace {
@@ -54,6 +59,26 @@ TEST(CppBackend, UserCompilerOptionsArePassedOn) {
   auto kernel = backend->compile({kVectorAdd, "vector_add", "", {"-DOFFSET=100", "-O1"}}, {});
   backend->launch(*kernel, {});
   EXPECT_EQ(read_back<float>(*backend, 0, 4)[1], 3.0f + 0.5f + 100.0f);
+}
+
+// A kernel file that includes a header beside it, as a compiler finds it for a file compiled in place: the backend
+// compiles a copy elsewhere, so load_source names the file's folder for the #include (Kernel Tuner's users do this).
+TEST(CppBackend, AKernelFileFindsTheHeaderBesideIt) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("ktune_include_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "scale.h") << "static float scaled(float x) { return SCALE * x; }\n";
+  std::ofstream(dir / "kernel.c") << "#include \"scale.h\"\nvoid f(float* out) { out[0] = scaled(2.0f); }\n";
+  KernelSpecification spec;
+  spec.kernel_name = "f";
+  spec.kernel_file = (dir / "kernel.c").string();
+  const KernelSource source = load_source(spec);
+  ASSERT_EQ(source.include_dirs, std::vector<std::string>{dir.string()});
+  auto backend = make_backend("cpp");
+  backend->set_arguments(std::vector{vector_argument("out", ElementType::float32, std::vector<float>(1, 0.0f))});
+  auto kernel = backend->compile(source, {{"SCALE", "3"}});
+  backend->launch(*kernel, {});
+  EXPECT_EQ(read_back<float>(*backend, 0, 1)[0], 6.0f);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CppBackend, CompilesCAsCAndCppAsCpp) {

@@ -4,13 +4,18 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "backend_test_support.hpp"
 #include "ktune/live/backend.hpp"
 #include "ktune/live/element_values.hpp"
+#include "ktune/live/kernel_specification.hpp"
 
 namespace ktune::live {
 namespace {
@@ -52,6 +57,27 @@ __kernel void vector_add(__global float* c, __global const float* a, __global co
   if (i < n) c[i] = a[i] + b[i] + OFFSET;
 }
 )";
+
+// A kernel file that includes a header beside it: the program is built from a string, so the file's folder is an -I
+// option (as for the cpp backend).
+TEST_F(OpenClBackendTest, AKernelFileFindsTheHeaderBesideIt) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ktune_cl_include_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "scale.h") << "float scaled(float x) { return SCALE * x; }\n";
+  std::ofstream(dir / "kernel.cl") << "#include \"scale.h\"\n__kernel void f(__global float* out) { out[0] = "
+                                      "scaled(2.0f); }\n";
+  KernelSpecification spec;
+  spec.backend = "opencl";
+  spec.kernel_name = "f";
+  spec.kernel_file = (dir / "kernel.cl").string();
+  const KernelSource source = load_source(spec);
+  backend().set_arguments(std::vector{vector_argument("out", ElementType::float32, std::vector<float>(1, 0.0f))});
+  auto kernel = backend().compile(source, {{"SCALE", "3.0f"}});
+  backend().launch(*kernel, LaunchGeometry{});
+  EXPECT_EQ(read_back<float>(backend(), 0, 1)[0], 6.0f);
+  std::filesystem::remove_all(dir);
+}
 
 TEST_F(OpenClBackendTest, VectorAddUsesTheDefines) {
   const int n = 1000;

@@ -31,6 +31,9 @@ struct KernelSource {
   std::string name;                           // the function or kernel to call
   std::string file;                           // where the code came from, for messages ("" if not a file)
   std::vector<std::string> compiler_options;  // given by the user, passed to the compiler as they are
+  // Searched by the code's #include before the user's options: the kernel file's folder (absolute), as a compiler
+  // searches the folder of a file it compiles in place (the backends compile a copy elsewhere). Empty for code.
+  std::vector<std::string> include_dirs{};
 };
 
 // Prepended to the source as "#define NAME VALUE" lines (and given to compilers that take -D the same way).

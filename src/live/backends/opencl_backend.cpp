@@ -293,6 +293,10 @@ class OpenClBackend final : public Backend {
     Program program(clCreateProgramWithSource(context_.get(), 1, &code, &length, &error));
     check<std::runtime_error>(error, "clCreateProgramWithSource");
     std::string options;
+    // The kernel file's folder for its #includes; the options are one string split at spaces, so a folder with
+    // whitespace in its name cannot be given (its includes then need an -I option the user quotes for the platform).
+    for (const std::string& folder : source.include_dirs)
+      if (folder.find_first_of(" \t\n\"'") == std::string::npos) options += (options.empty() ? "-I" : " -I") + folder;
     for (const auto& o : source.compiler_options) options += (options.empty() ? "" : " ") + o;
     const cl_int built = clBuildProgram(program.get(), 1, &device_, options.c_str(), nullptr, nullptr);
     if (built != CL_SUCCESS) {
