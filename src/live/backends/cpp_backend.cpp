@@ -308,8 +308,8 @@ class CppBackend final : public Backend {
     argv.emplace_back("-x");
     argv.emplace_back(cxx ? "c++" : "c");
     if (cxx && !has_option_prefix(source.compiler_options, "-std=")) argv.emplace_back("-std=c++17");
+    for (const std::string& folder : source.include_dirs) argv.push_back("-I" + folder);  // the kernel file's headers
     // The user's options come last so that they override ours (-O2 after -O3 wins).
-    for (const std::string& folder : source.include_dirs) argv.push_back("-I" + folder);
     argv.insert(argv.end(), source.compiler_options.begin(), source.compiler_options.end());
     argv.push_back(source_file.string());
     argv.emplace_back("-o");
