@@ -157,7 +157,7 @@ TEST(FailureModel, LearnsAProductLimitAsAnEdgeInLogValues) {
   EXPECT_EQ(model.boundary_probability(), FailureModel::kBoundaryProbabilities[0]);  // nothing measured near it yet
   const Predictions early = predictions(space, cost, model, fails);
   // From these 40 evaluations the model catches 344 of the 429 failing configurations not measured (80 %) and would
-  // defer 4 that run (the value and place views, which must agree, alone: 71 % and 28 before they had to agree).
+  // defer 4 that run; before the value and place views had to agree, 365 (85 %) and 28.
   EXPECT_GT(early.caught * 100, early.failing * 80) << early.caught << " of " << early.failing;
   EXPECT_LT(early.wrongly * 100, space.size() * 3) << early.wrongly;
   // Measured on, everything: the evaluations near the edge fail as predicted, so it comes down to the estimate itself.
