@@ -153,6 +153,29 @@ TEST(Examples, WrongResultsAreCaughtByTheReference) {
   EXPECT_NE(out["best"]["configuration"]["tile"], 2);
 }
 
+// Learned failure avoidance on a live kernel: bench/failures/live is examples/matmul's kernel with a resource limit
+// the problem does not state (an accumulator beyond 256 floats does not compile: 150 of the 360 configurations).
+// random_sample's draws do not depend on the times measured, so both runs are reproducible: with --avoid-failures
+// fewer configurations of the same budget fail, and some were answered without a compile.
+TEST(Examples, LiveFailureAvoidanceCompilesFewerFailingConfigurations) {
+  const fs::path t1 = fs::path(KTUNE_SOURCE_DIR) / "bench/failures/live/matmul_limit_cpp.json";
+  std::size_t failing[2] = {0, 0};
+  for (int avoid = 0; avoid < 2; ++avoid) {
+    const auto run = run_ktune("tune " + quoted(t1.string()) + " --json --quiet --strategy random_sample " +
+                               "--max-fevals 40 --iterations 1 --seed 3" + (avoid ? " --avoid-failures" : ""));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto out = nlohmann::json::parse(run.out);
+    failing[avoid] = out["live"]["statuses"].value("compile-failed", std::size_t{0});
+    EXPECT_EQ(out["live"]["statuses"].size(), failing[avoid] > 0 ? 2u : 1u) << out["live"]["statuses"].dump();
+    if (avoid) {
+      EXPECT_GT(out["deferred"].get<std::size_t>(), 0u);
+    }
+  }
+  EXPECT_GT(failing[0], 8u);  // a third of 40 or so
+  // At least 30 % fewer (here 17 of 40 without, 9 with and 14 deferrals).
+  EXPECT_LT(failing[1] * 10, failing[0] * 7) << failing[1] << " against " << failing[0];
+}
+
 // No GPU here: the CUDA example must still load and plan, and tuning it either works (a GPU) or says why not.
 TEST(Examples, VectorAddCuda) {
   const std::string t1 = (kExamples / "vector_add/vector_add_cuda.json").string();
