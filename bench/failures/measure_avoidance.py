@@ -5,7 +5,7 @@ per strategy, with and without --avoid-failures, cold and with transfer sources 
 Each space is replayed with `ktune tune --simulate` for every strategy and seed; the sources of a space are the other
 caches in its kernel's folder (leave one device out). Prints one row per strategy and mode: failing evaluations
 summed over spaces and seeds, the change against the same mode without avoidance, and the geometric mean of the best
-time's ratio to it.
+time's ratio to it; then the same summed over the strategies, per mode.
 
 usage: measure_avoidance.py KTUNE SPACES_DIR [--sources-dir DIR] [--strategies ...] [--seeds 5] [--evals 100]
                              [--modes cold transfer] [--jobs 2]
@@ -63,15 +63,21 @@ def main():
     results = {k: f.result() for k, f in jobs.items()}
     print(f"{len(spaces)} spaces, {a.seeds} seeds, {a.evals} evaluations")
     print(f"{'strategy':22} {'mode':9} {'failing':>8} {'avoiding':>9} {'change':>8} {'best ratio':>10}")
+    def row(label, mode, strategies):
+        base = [results[(g, mode, False, s, k)] for g in strategies for s in spaces for k in range(a.seeds)]
+        new = [results[(g, mode, True, s, k)] for g in strategies for s in spaces for k in range(a.seeds)]
+        f0, f1 = sum(b[0] for b in base), sum(n[0] for n in new)
+        ratios = [n[1] / b[1] for b, n in zip(base, new) if math.isfinite(b[1]) and math.isfinite(n[1])]
+        gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else math.nan
+        change = (f1 - f0) / f0 * 100 if f0 else 0.0
+        print(f"{label:22} {mode:9} {f0:8d} {f1:9d} {change:7.1f}% {gm:10.4f}")
+
     for strategy in a.strategies:
         for mode in a.modes:
-            base = [results[(strategy, mode, False, s, k)] for s in spaces for k in range(a.seeds)]
-            new = [results[(strategy, mode, True, s, k)] for s in spaces for k in range(a.seeds)]
-            f0, f1 = sum(b[0] for b in base), sum(n[0] for n in new)
-            ratios = [n[1] / b[1] for b, n in zip(base, new) if math.isfinite(b[1]) and math.isfinite(n[1])]
-            gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else math.nan
-            change = (f1 - f0) / f0 * 100 if f0 else 0.0
-            print(f"{strategy:22} {mode:9} {f0:8d} {f1:9d} {change:7.1f}% {gm:10.4f}")
+            row(strategy, mode, [strategy])
+    if len(a.strategies) > 1:
+        for mode in a.modes:
+            row("(all)", mode, a.strategies)
 
 
 if __name__ == "__main__":
