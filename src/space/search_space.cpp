@@ -416,10 +416,9 @@ void SearchSpace::Index::find_variants(const SearchSpace& space, const std::uint
   std::vector<std::uint64_t> slot(k);
   for (std::size_t e = 0; e < k; ++e) {
     const std::size_t at = edits[e].param * width, from = row_bytes < 8 ? 0 : at / 8 * 8;
-    const std::uint32_t saved = config[edits[e].param];
     encode(&edits[e].value, 1, width, key + at);
     slot[e] = home_slot(mix_final(hash_row_from(prefix[from / 8], key, row_bytes, from)), hash_slot_count);
-    encode(&saved, 1, width, key + at);
+    encode(&config[edits[e].param], 1, width, key + at);  // the key is config's again
     __builtin_prefetch(&hash_slots[slot[e]]);
   }
   // Pass 2: first candidate rows, prefetched.

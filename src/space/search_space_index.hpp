@@ -40,7 +40,8 @@ struct SearchSpace::Index {
   std::optional<std::size_t> find_row(const SearchSpace& space, const std::uint32_t* config) const;
   // Batched lookups of the variants of config with one parameter changed: for each edit (param, value), rows[k] is
   // the row of config with config[param] = value, or SIZE_MAX. Every index except possibly edits' own parameter must
-  // be in range, and every edit's value too (the key is hashed as the matrix stores it, in its element width). Prefetches the hash slots and rows of all variants first so their cache misses overlap.
+  // be in range, and every edit's value too (the key is hashed as the matrix stores it, in its element width).
+  // Prefetches the hash slots and rows of all variants first so their cache misses overlap.
   struct Edit {
     std::uint32_t param, value;
   };

@@ -196,11 +196,16 @@ class Search {
     while (pool_.size() < gp_.max_candidates())
       if (const auto index = draw_fresh()) add_to_pool(*index); else break;
     if (pool_.empty() && !set_aside_.empty()) {  // only deferred ones are left: candidates again
-      rotated_out_.insert(rotated_out_.end(), set_aside_.begin(), set_aside_.end());
-      set_aside_.clear();
+      release_set_aside();
       return top_up_pool();
     }
     return !pool_.empty();
+  }
+
+  // The configurations deferred since the last observation become candidates again (draw_fresh() takes them).
+  void release_set_aside() {
+    rotated_out_.insert(rotated_out_.end(), set_aside_.begin(), set_aside_.end());
+    set_aside_.clear();
   }
 
   // Replaces a random pool member by `index` (a subsampled pool only).
@@ -231,8 +236,7 @@ class Search {
       set_aside_.push_back(index);
       return std::nullopt;
     }
-    rotated_out_.insert(rotated_out_.end(), set_aside_.begin(), set_aside_.end());
-    set_aside_.clear();
+    release_set_aside();
     observed_.push_back(index);
     raw_.push_back(c);
     const bool improved = std::isfinite(c) && (!best_ || c < raw_[*best_]);

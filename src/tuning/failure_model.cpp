@@ -12,11 +12,13 @@ namespace {
 
 double logit(double probability) { return std::log(probability / (1 - probability)); }
 
-// The boundary's score of a configuration's features: weights . x + the bias (the last weight).
-double linear_score(const std::vector<double>& weights, const float* x) {
+// The boundary's score of a configuration whose feature c is x(c): weights . x + the bias (the last weight), in one
+// order wherever the features come from.
+template <class Features>
+double linear_score(const std::vector<double>& weights, const Features& x) {
   const std::size_t d = weights.size() - 1;
   double s = weights[d];
-  for (std::size_t p = 0; p < d; ++p) s += weights[p] * x[p];
+  for (std::size_t c = 0; c < d; ++c) s += weights[c] * x(c);
   return s;
 }
 
@@ -80,8 +82,7 @@ void FailureModel::update(const Trace& trace) {
       points_.push_back(static_cast<float>(v) * scale_[p]);
       ++(failed ? failed_with_ : ok_with_)[offset_[p] + v];
     }
-    for (std::size_t c = 0; c < columns; ++c)
-      features_.push_back(feature_[column_offset_[c] + space_.value_index(index, column_param_[c])]);
+    for (std::size_t c = 0; c < columns; ++c) features_.push_back(feature(index, c));
     if (boundary_trusted_) {  // scored by the boundary it was asked under: evidence for the bands below the threshold
       const double score = boundary_score(&features_[features_.size() - columns]);
       for (std::size_t j = 1; j < std::size(kBoundaryProbabilities); ++j)
@@ -109,7 +110,7 @@ void FailureModel::fit_boundary() {
   std::vector<double>& w = weights_;
   const auto ridge = [d](std::size_t k) { return k < d ? kBoundaryRidge : 1e-6; };  // the bias almost unpenalised
   const auto score = [&](const std::vector<double>& weights, std::size_t i) {
-    return linear_score(weights, &features_[i * d]);
+    return linear_score(weights, [x = &features_[i * d]](std::size_t c) { return x[c]; });
   };
   const auto loss = [&](const std::vector<double>& weights) {
     double total = 0;
@@ -131,7 +132,8 @@ void FailureModel::fit_boundary() {
       for (std::size_t k = 0; k < m; ++k) {
         const double xk = k < d ? features_[i * d + k] : 1.0;
         gradient[k] += residual * xk;
-        for (std::size_t l = 0; l <= k; ++l) hessian[k * m + l] += curvature * xk * (l < d ? features_[i * d + l] : 1.0);
+        for (std::size_t l = 0; l <= k; ++l)
+          hessian[k * m + l] += curvature * xk * (l < d ? features_[i * d + l] : 1.0);
       }
     }
     for (std::size_t k = 0; k < m; ++k) {
@@ -191,18 +193,20 @@ void FailureModel::fit_boundary() {
   boundary_logit_ = logit(boundary_probability_);
 }
 
-double FailureModel::boundary_score(const float* features) const { return linear_score(weights_, features); }
+double FailureModel::boundary_score(const float* features) const {
+  return linear_score(weights_, [features](std::size_t c) { return features[c]; });
+}
+
+float FailureModel::feature(std::size_t index, std::size_t c) const {
+  return feature_[column_offset_[c] + space_.value_index(index, column_param_[c])];
+}
 
 bool FailureModel::failing_boundary(std::size_t index) const {
   return boundary_trusted_ && score_of(index) > boundary_logit_;
 }
 
 double FailureModel::score_of(std::size_t index) const {
-  const std::size_t d = column_param_.size();
-  double s = weights_[d];
-  for (std::size_t c = 0; c < d; ++c)
-    s += weights_[c] * feature_[column_offset_[c] + space_.value_index(index, column_param_[c])];
-  return s;
+  return linear_score(weights_, [this, index](std::size_t c) { return feature(index, c); });
 }
 
 bool FailureModel::trusts_source(std::size_t s) const {

@@ -64,7 +64,8 @@ TEST(CppBackend, UserCompilerOptionsArePassedOn) {
 // A kernel file that includes a header beside it, as a compiler finds it for a file compiled in place: the backend
 // compiles a copy elsewhere, so load_source names the file's folder for the #include (Kernel Tuner's users do this).
 TEST(CppBackend, AKernelFileFindsTheHeaderBesideIt) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("ktune_include_test_" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ktune_include_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "scale.h") << "static float scaled(float x) { return SCALE * x; }\n";
   std::ofstream(dir / "kernel.c") << "#include \"scale.h\"\nvoid f(float* out) { out[0] = scaled(2.0f); }\n";

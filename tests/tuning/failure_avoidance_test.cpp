@@ -127,44 +127,51 @@ bool over_the_product_limit(const SearchSpace& space, std::size_t index) {
   return space.value_index(index, 0) + space.value_index(index, 1) > 9;
 }
 
-// The model after `count` uniformly random evaluations (seeded) of a space where `fails` says which fail.
-FailureModel after_random_evaluations(const SearchSpace& space, const std::function<bool(std::size_t)>& fails,
-                                      int count, std::uint64_t seed) {
-  testing::FakeEvaluator evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; });
-  for (std::size_t i = 0; i < space.size(); ++i)
-    if (fails(i)) evaluator.failing.insert(i);
-  CostFunction cost(space, evaluator, {});
-  FailureModel model(space);
-  Rng rng(seed);
-  for (int k = 0; k < count; ++k) (void)cost(static_cast<std::size_t>(rng.below(space.size())));
-  model.update(cost.trace());
-  return model;
-}
+// A space where `fails` says which configurations fail, measured at uniformly random configurations (seeded), and the
+// model of what it measured so far.
+class RandomlyMeasured {
+ public:
+  RandomlyMeasured(const SearchSpace& space, const std::function<bool(std::size_t)>& fails, std::uint64_t seed)
+      : space_(space),
+        evaluator_(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; }),
+        cost_(space, evaluator_, {}),
+        model_(space),
+        rng_(seed) {
+    for (std::size_t i = 0; i < space.size(); ++i)
+      if (fails(i)) evaluator_.failing.insert(i);
+  }
+  // `count` more random evaluations, then the model updated.
+  const FailureModel& measure(int count) {
+    for (int k = 0; k < count; ++k) (void)cost_(static_cast<std::size_t>(rng_.below(space_.size())));
+    model_.update(cost_.trace());
+    return model_;
+  }
+  const CostFunction& cost() const { return cost_; }
+
+ private:
+  const SearchSpace& space_;
+  testing::FakeEvaluator evaluator_;
+  CostFunction cost_;
+  FailureModel model_;
+  Rng rng_;
+};
 
 TEST(FailureModel, LearnsAProductLimitAsAnEdgeInLogValues) {
   const SearchSpace space = SearchSpace::build(powers_of_two());
   const auto fails = [&](std::size_t i) { return over_the_product_limit(space, i); };
-  testing::FakeEvaluator evaluator(space, [](std::size_t i) { return 1.0 + static_cast<double>(i % 7); },
-                                   [](std::size_t) { return 1.0; });
-  for (std::size_t i = 0; i < space.size(); ++i)
-    if (fails(i)) evaluator.failing.insert(i);
-  CostFunction cost(space, evaluator, {});
-  FailureModel model(space);
-  Rng rng(5);
-  for (int k = 0; k < 40; ++k) (void)cost(static_cast<std::size_t>(rng.below(space.size())));
-  model.update(cost.trace());
+  RandomlyMeasured run(space, fails, 5);
+  const FailureModel& model = run.measure(40);
   ASSERT_TRUE(model.trusts_boundary());
   EXPECT_EQ(model.boundary_probability(), FailureModel::kBoundaryProbabilities[0]);  // nothing measured near it yet
-  const Predictions early = predictions(space, cost, model, fails);
+  const Predictions early = predictions(space, run.cost(), model, fails);
   // From these 40 evaluations the model catches 344 of the 429 failing configurations not measured (80 %) and would
   // defer 4 that run; before the value and place views had to agree, 365 (85 %) and 28.
   EXPECT_GT(early.caught * 100, early.failing * 80) << early.caught << " of " << early.failing;
   EXPECT_LT(early.wrongly * 100, space.size() * 3) << early.wrongly;
   // Measured on, everything: the evaluations near the edge fail as predicted, so it comes down to the estimate itself.
-  for (int k = 0; k < 160; ++k) (void)cost(static_cast<std::size_t>(rng.below(space.size())));
-  model.update(cost.trace());
+  run.measure(160);
   EXPECT_EQ(model.boundary_probability(), FailureModel::kBoundaryProbabilities[2]);
-  const Predictions late = predictions(space, cost, model, fails);
+  const Predictions late = predictions(space, run.cost(), model, fails);
   EXPECT_GT(late.caught * 100, late.failing * 97) << late.caught << " of " << late.failing;
   EXPECT_LT(late.wrongly * 50, space.size()) << late.wrongly;
 }
@@ -182,16 +189,10 @@ TEST(FailureModel, LearnsALimitOnValuePositionsThroughTheIndexFeature) {
   const auto fails = [&](std::size_t i) {
     return space.value_index(i, 0) / 28.0 + space.value_index(i, 1) / 7.0 > 1.1;
   };
-  testing::FakeEvaluator evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; });
-  for (std::size_t i = 0; i < space.size(); ++i)
-    if (fails(i)) evaluator.failing.insert(i);
-  CostFunction cost(space, evaluator, {});
-  FailureModel model(space);
-  Rng rng(11);
-  for (int k = 0; k < 60; ++k) (void)cost(static_cast<std::size_t>(rng.below(space.size())));
-  model.update(cost.trace());
+  RandomlyMeasured run(space, fails, 11);
+  const FailureModel& model = run.measure(60);
   ASSERT_TRUE(model.trusts_boundary());
-  const Predictions p = predictions(space, cost, model, fails);
+  const Predictions p = predictions(space, run.cost(), model, fails);
   EXPECT_GT(p.caught * 100, p.failing * 80) << p.caught << " of " << p.failing;
   EXPECT_LT(p.wrongly * 100, space.size()) << p.wrongly;
 }
@@ -205,7 +206,8 @@ TEST(FailureModel, StaysFarFromAnEdgeThatIsNotClean) {
     if (load >= 8 && load <= 11) return (i * 2654435761u >> 7) % 2 == 0;  // the blurred band: half fail
     return load > 11;
   };
-  const FailureModel model = after_random_evaluations(space, fails, 200, 8);
+  RandomlyMeasured run(space, fails, 8);
+  const FailureModel& model = run.measure(200);
   EXPECT_EQ(model.boundary_probability(), FailureModel::kBoundaryProbabilities[0]);
 }
 
@@ -213,7 +215,8 @@ TEST(FailureModel, StaysFarFromAnEdgeThatIsNotClean) {
 TEST(FailureModel, FindsNoEdgeWhereFailuresHaveNone) {
   const SearchSpace space = SearchSpace::build(powers_of_two());
   const auto fails = [](std::size_t i) { return (i * 2654435761u >> 9) % 3 == 0; };
-  const FailureModel model = after_random_evaluations(space, fails, 100, 4);
+  RandomlyMeasured run(space, fails, 4);
+  const FailureModel& model = run.measure(100);
   ASSERT_GE(model.failures(), FailureModel::kMinFailures);
   EXPECT_FALSE(model.trusts_boundary());
 }

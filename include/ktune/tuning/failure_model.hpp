@@ -80,6 +80,7 @@ class FailureModel {
   bool failing_boundary(std::size_t index) const;
   double boundary_score(const float* features) const;  // w . x + bias
   double score_of(std::size_t index) const;            // boundary_score of configuration `index`
+  float feature(std::size_t index, std::size_t c) const;  // the boundary's feature c of configuration `index`
   void fit_boundary();
 
   const SearchSpace& space_;
