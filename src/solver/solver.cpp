@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "ktune/expr/errors.hpp"
+#include "space/packing.hpp"
 
 namespace ktune::solver {
 namespace {
@@ -777,12 +778,14 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       throw ProblemError(fmt::format("the search space has {} valid configurations, more than 2^32-2 cannot be listed "
                                      "in memory; its {} independent groups can be kept factored (the lazy form)",
                                      total, comps.size()));
+    // A product large enough to be packed is written packed: never at plain width in memory.
+    if (auto packed = packed_layout(problem, result.order, total)) result.rows = std::move(*packed);
     result.rows.reserve_rows(total);
     // The last component varies fastest: keep a block of its rows at full width, update the block's columns of
     // the outer components whenever their digits change, and append the whole block each time.
     const std::size_t C = solutions.size();
     const std::size_t inner = solutions[C - 1].rows();
-    IndexMatrix block(d, max_index);
+    IndexMatrix block = result.rows.same_shape();
     block.resize_rows(inner);
     for (std::size_t r = 0; r < inner; ++r) {
       for (auto p : fixed_params) block.set(r, p, base.index[p]);

@@ -5,10 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <stdexcept>
-#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -124,18 +122,8 @@ std::vector<std::size_t> SearchSpace::Index::closest_to_point(const SearchSpace&
     found.push_back({row, dist});
     best = std::min(best, dist);
   };
-  // One walk per element width of the matrix (raw loads in the loops below).
-  auto search = [&](const auto* data) {
-    using T = std::remove_cv_t<std::remove_pointer_t<decltype(data)>>;
-    auto at = [data, d](std::size_t row, std::size_t col) -> std::uint32_t {
-      if constexpr (sizeof(T) == 1) {
-        return data[row * d + col];
-      } else {
-        T v;  // the matrix's bytes are only guaranteed byte-aligned
-        std::memcpy(&v, reinterpret_cast<const unsigned char*>(data) + (row * d + col) * sizeof(T), sizeof(T));
-        return v;
-      }
-    };
+  // One walk per layout of the matrix (its row reader `at` in the loops below).
+  auto search = [&](auto at) {
     auto visit = [&](auto& recurse, std::size_t begin, std::size_t end, std::size_t depth, double partial,
                      std::size_t cb, std::size_t ce) -> void {
       if (end - begin <= kScanRows) {
@@ -203,11 +191,7 @@ std::vector<std::size_t> SearchSpace::Index::closest_to_point(const SearchSpace&
     };
     visit(visit, 0, space.size(), 0, 0.0, 0, levels > 0 ? trie_value[0].size() : 0);
   };
-  switch (matrix.width()) {
-    case 1: search(reinterpret_cast<const std::uint8_t*>(matrix.data())); break;
-    case 2: search(reinterpret_cast<const std::uint16_t*>(matrix.data())); break;
-    default: search(reinterpret_cast<const std::uint32_t*>(matrix.data())); break;
-  }
+  matrix.visit_rows(search);
   // The exact sums, in parameter order, of the candidates within the margin decide.
   std::vector<std::size_t> candidates;
   for (const Found& f : found)

@@ -2,10 +2,12 @@
 // trie, value lookups) and the conversions between indices, configurations and values.
 #include "ktune/search_space.hpp"
 
+#include "space/packing.hpp"
 #include "space/product_space.hpp"
 #include "space/search_space_index.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cctype>
@@ -71,6 +73,9 @@ inline std::size_t next_slot(std::size_t s, std::uint64_t slots) { return s + 1 
 
 constexpr std::size_t no_cap = std::numeric_limits<std::size_t>::max();
 std::atomic<std::size_t> trie_budget_cap{no_cap};
+// 2^22 rows: below, the hash index's O(1) lookups are worth its bytes; the automatic form turns lazy at 2^24.
+constexpr std::size_t kPackedRowsFrom = std::size_t{1} << 22;
+std::atomic<std::size_t> packed_rows_from{kPackedRowsFrom};
 
 // Writes config in the matrix's byte layout (width 1, 2 or 4) so a row can be compared with memcmp.
 void encode(const std::uint32_t* config, std::size_t d, unsigned width, std::uint8_t* out) {
@@ -119,7 +124,29 @@ SearchSpace::SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport
     seen[p] = 1;
   }
   if (!permutation) throw std::invalid_argument("search space: the lexicographic order is not a permutation");
+  if (!matrix_.is_packed()) {
+    if (auto packed = packed_layout(problem_, report_.order, size_)) {
+      packed->reserve_rows(size_);
+      std::vector<std::uint32_t> row(d);
+      for (std::size_t r = 0; r < size_; ++r) {
+        matrix_.row(r, row.data());
+        packed->push_row(row.data());
+      }
+      matrix_ = std::move(*packed);
+    }
+  }
   index_ = std::make_unique<Index>(*this);
+}
+
+std::optional<IndexMatrix> packed_layout(const Problem& problem, std::span<const std::size_t> order, std::size_t rows) {
+  if (rows < packed_rows_from.load()) return std::nullopt;
+  std::vector<std::uint32_t> counts;
+  for (const auto& p : problem.parameters) counts.push_back(static_cast<std::uint32_t>(p.values.size()));
+  return IndexMatrix::packed(counts, order);
+}
+
+std::size_t set_packed_rows_from_for_testing(std::optional<std::size_t> rows) {
+  return packed_rows_from.exchange(rows ? *rows : kPackedRowsFrom);
 }
 
 SearchSpace::SearchSpace(Problem problem, std::unique_ptr<Product> product, ConstructionReport report)
@@ -228,36 +255,34 @@ SearchSpace SearchSpace::from_configs(Problem problem, const std::vector<Config>
 }
 
 SearchSpace::Index::Index(SearchSpace& space) {
-  const IndexMatrix& matrix = space.matrix_;
-  switch (matrix.width()) {  // one dispatch on the element width; raw loads in the passes below
-    case 1: index_rows(space, reinterpret_cast<const std::uint8_t*>(matrix.data())); break;
-    case 2: index_rows(space, reinterpret_cast<const std::uint16_t*>(matrix.data())); break;
-    default: index_rows(space, reinterpret_cast<const std::uint32_t*>(matrix.data())); break;
-  }
+  space.matrix_.visit_rows([&](auto at) { index_rows(space, at); });  // one dispatch on the layout
 }
 
-template <class T>
-void SearchSpace::Index::index_rows(SearchSpace& space, const T* data) {
+template <class Rows>
+void SearchSpace::Index::index_rows(SearchSpace& space, Rows at) {
   const std::size_t d = space.num_params();
   const std::size_t n = space.size();
   const auto& ord = space.report_.order;
+  const IndexMatrix& matrix = space.matrix_;
 
-  // The hash index is built on a second thread (large spaces) while this one computes the used values (true
-  // bounds), the first lexicographic depth at which each row differs from the previous one, and the prefix index.
-  // One thread inserts in row order, so the table is the same whatever the threading.
-  const std::size_t slots = (n > 0 && d > 0) ? std::max<std::size_t>(n + n / 2 + n / 8, 4) : 0;  // load ~0.6
+  // A plain matrix's rows are found through a hash index, built on a second thread (large spaces) while this one
+  // computes the used values (true bounds), the first lexicographic depth at which each row differs from the
+  // previous one, and the prefix index. One thread inserts in row order, so the table is the same whatever the
+  // threading. A packed matrix's rows are sorted words: a directory of their top bits narrows a binary search.
+  const bool hashed = !matrix.is_packed() && n > 0 && d > 0;
+  const std::size_t slots = hashed ? std::max<std::size_t>(n + n / 2 + n / 8, 4) : 0;  // load ~0.6
   hash_slots.clear();
   hash_slot_count = slots;
   std::exception_ptr hash_failure;
-  auto build_hash = [this, data, n, d, slots, &hash_failure] {
+  auto build_hash = [this, &matrix, n, slots, &hash_failure] {
     try {
       hash_slots.assign(slots, 0);
       // Inserts in row order with the slots a few rows ahead prefetched: the table is larger than the caches, and
       // overlapping its misses is what makes this pass fast. The home slots are hashed a chunk ahead, in a small
       // double buffer (a tight loop over consecutive rows), not for every row at once: that array was 4 bytes per
       // configuration of the construction's peak memory.
-      const auto* bytes = reinterpret_cast<const std::uint8_t*>(data);
-      const std::size_t row_bytes = d * sizeof(T);
+      const std::uint8_t* bytes = matrix.data();
+      const std::size_t row_bytes = matrix.row_bytes();
       constexpr std::size_t chunk = 4096, ahead = 48;
       static_assert(ahead <= chunk, "a prefetch looks at most into the next chunk");
       std::vector<std::uint32_t> home(n <= chunk ? n : 2 * chunk);  // indexed by row % (2 * chunk)
@@ -285,21 +310,35 @@ void SearchSpace::Index::index_rows(SearchSpace& space, const T* data) {
     if (n >= (std::size_t{1} << 16)) hasher = std::jthread(build_hash);
     else build_hash();
   }
+  if (matrix.is_packed()) build_directory(matrix, n);
 
   std::vector<std::vector<char>> present(d);
   for (std::size_t p = 0; p < d; ++p) present[p].assign(space.param_values(p).size(), 0);
-  std::vector<std::uint8_t> diff(n, 0);
+  // diff[r]: the first lexicographic depth at which row r differs from row r - 1 (0 for the first row), capped at
+  // 255. Plain rows compare column by column and keep it (a byte per row) for the trie pass; packed rows read it off
+  // the top bit of the two words' xor, in both passes, and keep nothing.
+  constexpr bool packed = requires { at.word(std::size_t{0}); };
+  std::array<std::uint8_t, 64> depth_of_bit{};
+  for (std::size_t k = 0; packed && k < d; ++k)
+    for (unsigned b = 0; b < 32 && ((matrix.mask(ord[k]) >> b) & 1u); ++b)
+      depth_of_bit[matrix.shift(ord[k]) + b] = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
+  auto first_difference = [&](std::size_t r) -> std::size_t {
+    std::size_t k = 0;
+    if constexpr (packed) {
+      const std::uint64_t x = r == 0 ? 0 : std::uint64_t{at.word(r)} ^ at.word(r - 1);
+      if (x != 0) k = depth_of_bit[63 - std::countl_zero(x)];
+    } else if (r > 0) {
+      while (k < d && at(r, ord[k]) == at(r - 1, ord[k])) ++k;
+    }
+    return k;
+  };
+  std::vector<std::uint8_t> diff(packed ? 0 : n, 0);
   std::vector<std::size_t> starts(d, 0);  // rows with diff == k
   for (std::size_t r = 0; r < n; ++r) {
-    const T* row = data + r * d;
-    std::size_t k = 0;
-    if (r > 0) {
-      const T* prev = row - d;
-      while (k < d && row[ord[k]] == prev[ord[k]]) ++k;
-    }
+    const std::size_t k = first_difference(r);
     // Only the columns at depths >= k can hold a value the rows above did not (usually one or two of them).
-    for (std::size_t j = k; j < d; ++j) present[ord[j]][row[ord[j]]] = 1;
-    diff[r] = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
+    for (std::size_t j = k; j < d; ++j) present[ord[j]][at(r, ord[j])] = 1;
+    if constexpr (!packed) diff[r] = static_cast<std::uint8_t>(std::min<std::size_t>(k, 255));
     if (k < d) ++starts[k];
   }
   space.lower_.assign(d, 0);
@@ -321,9 +360,10 @@ void SearchSpace::Index::index_rows(SearchSpace& space, const T* data) {
   trie_children.clear();
   if (n > 0 && d > 0) {
     // Node budget: what keeps the eager structures within ~24 bytes per configuration (12 bytes per node), at
-    // least n/4 nodes; construction transients then keep the peak near 32 bytes per configuration.
-    const std::size_t base = space.matrix_.memory_bytes() + slots * sizeof(std::uint32_t);
-    std::size_t budget = std::max(n / 4, (24 * n > base ? 24 * n - base : 0) / 12);
+    // least n/4 nodes; construction transients then keep the peak near 32 bytes per configuration. A packed
+    // space is kept compact: n/16 nodes (0.75 bytes per configuration).
+    const std::size_t base = matrix.memory_bytes() + slots * sizeof(std::uint32_t);
+    std::size_t budget = matrix.is_packed() ? n / 16 : std::max(n / 4, (24 * n > base ? 24 * n - base : 0) / 12);
     if (const std::size_t cap = trie_budget_cap.load(); cap != no_cap) budget = std::min(budget, cap);
     std::size_t levels = 0, total = 0, nodes = 0;
     while (levels < std::min<std::size_t>(d, 255)) {
@@ -342,8 +382,8 @@ void SearchSpace::Index::index_rows(SearchSpace& space, const T* data) {
       if (k + 1 < levels) trie_children[k].reserve(count + 1);
     }
     for (std::size_t r = 0; r < n; ++r)
-      for (std::size_t k = diff[r]; k < levels; ++k) {
-        trie_value[k].push_back(data[r * d + ord[k]]);
+      for (std::size_t k = packed ? std::min<std::size_t>(first_difference(r), 255) : diff[r]; k < levels; ++k) {
+        trie_value[k].push_back(at(r, ord[k]));
         trie_rows[k].push_back(static_cast<std::uint32_t>(r));
         if (k + 1 < levels) trie_children[k].push_back(static_cast<std::uint32_t>(trie_value[k + 1].size()));
       }
@@ -375,8 +415,46 @@ void set_trie_budget_for_testing(std::optional<std::size_t> nodes) {
   trie_budget_cap.store(nodes ? *nodes : no_cap);
 }
 
+void SearchSpace::Index::build_directory(const IndexMatrix& matrix, std::size_t n) {
+  // The word's used bits, and a directory of 2^k buckets of its top k bits with about 8 rows per bucket on average
+  // (0.5 bytes per configuration).
+  unsigned bits = 0;
+  for (std::size_t c = 0; c < matrix.cols(); ++c)
+    if (matrix.mask(c) != 0) bits = std::max(bits, matrix.shift(c) + std::bit_width(matrix.mask(c)));
+  unsigned k = 0;
+  while (k < bits && k < 32 && (std::uint64_t{16} << k) <= n) ++k;
+  directory_shift = bits - k;
+  directory.assign((std::size_t{1} << k) + 1, 0);
+  // directory[j] = the first row whose bucket is >= j; rows ascend, so one pass fills every bucket up to each row's.
+  std::size_t next = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::uint64_t bucket = bucket_of(matrix.word(r));
+    for (; next <= bucket; ++next) directory[next] = static_cast<std::uint32_t>(r);
+  }
+  for (; next < directory.size(); ++next) directory[next] = static_cast<std::uint32_t>(n);
+}
+
+std::size_t SearchSpace::Index::find_word(const IndexMatrix& matrix, std::uint64_t word) const {
+  const std::uint64_t bucket = bucket_of(word);
+  std::size_t first = directory[bucket], count = directory[bucket + 1] - first;
+  while (count > 0) {  // lower bound of word among the bucket's rows
+    const std::size_t half = count / 2;
+    if (matrix.word(first + half) < word) {
+      first += half + 1;
+      count -= half + 1;
+    } else {
+      count = half;
+    }
+  }
+  return first < directory[bucket + 1] && matrix.word(first) == word ? first : SIZE_MAX;
+}
+
 std::optional<std::size_t> SearchSpace::Index::find_row(const SearchSpace& space, const std::uint32_t* config) const {
   const std::size_t d = space.num_params();
+  if (space.matrix_.is_packed()) {
+    const std::size_t r = find_word(space.matrix_, space.matrix_.pack(config));
+    return r == SIZE_MAX ? std::nullopt : std::optional<std::size_t>(r);
+  }
   if (hash_slots.empty()) return std::nullopt;
   const unsigned width = space.matrix_.width();
   const std::size_t row_bytes = d * width;
@@ -398,6 +476,16 @@ void SearchSpace::Index::find_variants(const SearchSpace& space, const std::uint
   constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
   const std::size_t d = space.num_params();
   const std::size_t k = edits.size();
+  if (space.matrix_.is_packed()) {
+    const IndexMatrix& matrix = space.matrix_;
+    const std::uint64_t word = matrix.pack(config);
+    for (std::size_t e = 0; e < k; ++e) {
+      const unsigned shift = matrix.shift(edits[e].param);
+      const std::uint64_t mask = std::uint64_t{matrix.mask(edits[e].param)} << shift;
+      rows[e] = find_word(matrix, (word & ~mask) | ((std::uint64_t{edits[e].value} << shift) & mask));
+    }
+    return;
+  }
   if (hash_slots.empty()) {
     std::fill(rows, rows + k, none);
     return;
@@ -568,7 +656,7 @@ std::size_t SearchSpace::memory_bytes() const {
 }
 
 std::size_t SearchSpace::Index::memory_bytes() const {
-  std::size_t bytes = hash_slots.capacity() * sizeof(std::uint32_t);
+  std::size_t bytes = (hash_slots.capacity() + directory.capacity()) * sizeof(std::uint32_t);
   for (const auto* level : {&trie_value, &trie_rows, &trie_children})
     for (const auto& v : *level) bytes += v.capacity() * sizeof(std::uint32_t);
   for (const auto& l : value_lookup) {

@@ -48,6 +48,16 @@ struct SearchSpace::Index {
   void find_variants(const SearchSpace& space, const std::uint32_t* config, std::span<const Edit> edits,
                      std::size_t* rows) const;
 
+  // --- packed rows: a directory instead of the hash index ---------------------------------------------------------
+  // A packed matrix's words ascend with the rows; directory[j] is the first row whose word's top bits (the word
+  // shifted right by directory_shift) are >= j, so the rows of bucket j are [directory[j], directory[j+1]).
+  std::vector<std::uint32_t> directory;
+  unsigned directory_shift = 0;
+  std::uint64_t bucket_of(std::uint64_t word) const { return directory_shift >= 64 ? 0 : word >> directory_shift; }
+  void build_directory(const IndexMatrix& matrix, std::size_t n);
+  // The row holding this word, SIZE_MAX if none.
+  std::size_t find_word(const IndexMatrix& matrix, std::uint64_t word) const;
+
   // --- prefix trie ---------------------------------------------------------------------------------------------
   // The top levels of the lexicographic prefix tree, level by level, as many levels as keep the eager structures
   // within ~30 bytes per configuration (at least size()/4 nodes). Level k holds the distinct prefixes of
@@ -80,8 +90,8 @@ struct SearchSpace::Index {
   template <class F>
   void for_each_in_box(const SearchSpace& space, std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi,
                        F&& f) const;
-  template <class T, class F>
-  void box_walk(const SearchSpace& space, const T* data, std::span<const std::uint32_t> lo,
+  template <class Rows, class F>
+  void box_walk(const SearchSpace& space, Rows at, std::span<const std::uint32_t> lo,
                 std::span<const std::uint32_t> hi, F& f) const;
 
   // --- neighbour queries -----------------------------------------------------------------------------------------
@@ -145,8 +155,8 @@ struct SearchSpace::Index {
   std::size_t memory_bytes() const;
 
  private:
-  template <class T>
-  void index_rows(SearchSpace& space, const T* data);  // the passes of the constructor over the raw matrix
+  template <class Rows>
+  void index_rows(SearchSpace& space, Rows at);  // the passes of the constructor, through the matrix's row reader
 };
 
 template <class F>
@@ -159,26 +169,12 @@ void SearchSpace::Index::for_each_in_box(const SearchSpace& space, std::span<con
   if (d == 0) { f(std::size_t{0}); return; }
   for (std::size_t p = 0; p < d; ++p)
     if (lo[p] >= space.param_values(p).size()) return;  // no value index that high
-  switch (space.matrix_.width()) {  // one dispatch on the element width, raw loads below
-    case 1: box_walk(space, reinterpret_cast<const std::uint8_t*>(space.matrix_.data()), lo, hi, f); break;
-    case 2: box_walk(space, reinterpret_cast<const std::uint16_t*>(space.matrix_.data()), lo, hi, f); break;
-    default: box_walk(space, reinterpret_cast<const std::uint32_t*>(space.matrix_.data()), lo, hi, f); break;
-  }
+  space.matrix_.visit_rows([&](auto at) { box_walk(space, at, lo, hi, f); });  // one dispatch on the layout
 }
 
-template <class T, class F>
-void SearchSpace::Index::box_walk(const SearchSpace& space, const T* data, std::span<const std::uint32_t> lo_by_param,
-                           std::span<const std::uint32_t> hi_by_param, F& f) const {
-  // The matrix's bytes are only guaranteed byte-aligned: read wider elements with memcpy (a plain load in practice).
-  auto at = [data](std::size_t i) -> std::uint32_t {
-    if constexpr (sizeof(T) == 1) {
-      return data[i];
-    } else {
-      T v;
-      std::memcpy(&v, reinterpret_cast<const unsigned char*>(data) + i * sizeof(T), sizeof(T));
-      return v;
-    }
-  };
+template <class Rows, class F>
+void SearchSpace::Index::box_walk(const SearchSpace& space, Rows at, std::span<const std::uint32_t> lo_by_param,
+                                  std::span<const std::uint32_t> hi_by_param, F& f) const {
   const std::size_t d = space.num_params();
   const auto& ord = space.report_.order;
   const std::size_t levels = trie_levels();
@@ -201,17 +197,17 @@ void SearchSpace::Index::box_walk(const SearchSpace& space, const T* data, std::
   // First row in [b, e) whose column at `depth` is >= value (rows share the prefix above depth): gallop, then bisect.
   auto lower = [&](std::size_t b, std::size_t e, std::size_t depth, std::uint32_t value) {
     const std::size_t col = ord[depth];
-    if (b >= e || at(b * d + col) >= value) return b;
+    if (b >= e || at(b, col) >= value) return b;
     std::size_t low = b, step = 1, high = e;
     while (low + step < e) {
-      if (at((low + step) * d + col) >= value) { high = low + step; break; }
+      if (at(low + step, col) >= value) { high = low + step; break; }
       low += step;
       step *= 2;
     }
     std::size_t first = low + 1, count = high - low - 1;
     while (count > 0) {
       const std::size_t half = count / 2;
-      if (at((first + half) * d + col) < value) { first += half + 1; count -= half + 1; }
+      if (at(first + half, col) < value) { first += half + 1; count -= half + 1; }
       else count = half;
     }
     return first;
@@ -220,7 +216,7 @@ void SearchSpace::Index::box_walk(const SearchSpace& space, const T* data, std::
 #if defined(__SSE2__)
   // Byte-wide rows of at most 16 columns are checked whole with one 16-byte load (the prefix columns are inside the
   // box anyway; the bytes past the row get bounds [0, 255] and always pass).
-  const bool simd = sizeof(T) == 1 && d <= 16;
+  const bool simd = Rows::kBytes && d <= 16;
   alignas(16) std::uint8_t lo_bytes[16], hi_bytes[16];
   for (std::size_t p = 0; p < 16; ++p) {
     lo_bytes[p] = p < d ? static_cast<std::uint8_t>(std::min<std::uint32_t>(lo_by_param[p], 255)) : 0;
@@ -236,7 +232,7 @@ void SearchSpace::Index::box_walk(const SearchSpace& space, const T* data, std::
   auto scan = [&](std::size_t b, std::size_t e, std::size_t depth) {
 #if defined(__SSE2__)
     if (simd) {
-      const auto* bytes = reinterpret_cast<const unsigned char*>(data);
+      const unsigned char* bytes = space.matrix_.data();
       const std::size_t simd_end = std::min(e, simd_rows);
       for (; b < simd_end; ++b) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + b * d));
@@ -247,10 +243,9 @@ void SearchSpace::Index::box_walk(const SearchSpace& space, const T* data, std::
     }
 #endif
     for (std::size_t r = b; r < e; ++r) {
-      const std::size_t base = r * d;
       std::size_t k = depth;
       while (k < d) {
-        const std::uint32_t v = at(base + ord[k]);
+        const std::uint32_t v = at(r, ord[k]);
         if (v < lo[k] || v > hi[k]) break;
         ++k;
       }
@@ -301,12 +296,12 @@ void SearchSpace::Index::box_walk(const SearchSpace& space, const T* data, std::
     const std::size_t b = lower(fr.begin, fr.end, depth, static_cast<std::uint32_t>(fr.next));
     if (depth + 1 == d) {
       // Last column: rows are unique, so the range holds distinct ascending values; scan them.
-      for (std::size_t r = b; r < fr.end && at(r * d + col) <= hi[depth]; ++r) f(r);
+      for (std::size_t r = b; r < fr.end && at(r, col) <= hi[depth]; ++r) f(r);
       --top;
       continue;
     }
     if (b >= fr.end) { --top; continue; }
-    const std::uint32_t found = at(b * d + col);
+    const std::uint32_t found = at(b, col);
     if (found > hi[depth]) { --top; continue; }
     // Rows with this value end where the next value starts.
     const std::size_t e = found == UINT32_MAX ? fr.end : lower(b, fr.end, depth, found + 1);

@@ -10,6 +10,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/solver/brute_force.hpp"
 #include "random_problem.hpp"
+#include "packed_rows_from_environment.hpp"
 
 namespace {
 

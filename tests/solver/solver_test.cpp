@@ -6,6 +6,7 @@
 #include "ktune/expr/errors.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/solver/brute_force.hpp"
+#include "packed_rows_from_environment.hpp"
 
 using ktune::Problem;
 using ktune::ProblemBuilder;

@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "space_reference.hpp"
+#include "neighbour_queries.hpp"
+#include "packed_rows_from_environment.hpp"
 
 namespace ktune {
 namespace {
@@ -265,8 +267,59 @@ TEST(SpaceBasics, MemoryPerConfigurationIsCompact) {
   const SearchSpace s = SearchSpace::from_configs(problem, configs);
   ASSERT_GT(s.size(), 50000u);
   const double per_config = static_cast<double>(s.memory_bytes()) / static_cast<double>(s.size());
-  EXPECT_LE(per_config, 32.0);
-  EXPECT_GE(per_config, 6.0 + 8.0);  // at least the matrix (1 byte x 6) and 2 slots of 4 bytes
+  if (s.listed()->is_packed()) {  // (the Packed. run) a 4-byte word per row (6 x 3 bits), a directory, a small trie
+    EXPECT_LE(per_config, 6.0);
+    EXPECT_GE(per_config, 4.0);
+  } else {
+    EXPECT_LE(per_config, 32.0);
+    EXPECT_GE(per_config, 6.0 + 8.0);  // at least the matrix (1 byte x 6) and 2 slots of 4 bytes
+  }
+}
+
+// A materialised space from the packing threshold on holds its rows packed (the solver writes a product of groups
+// packed straight away) and answers every query as the plain layout does.
+TEST(SpaceBasics, PackedRowsAnswerAsPlainRows) {
+  Problem problem;
+  problem.name = "two groups";
+  for (const char* name : {"a", "b", "c", "d", "e", "f"}) {
+    Parameter p{name, {}};
+    for (std::int64_t v = 1; v <= 12; ++v) p.values.emplace_back(v);
+    problem.parameters.push_back(std::move(p));
+  }
+  problem.constraints = {"a * b * c <= 300", "d + e * f <= 70"};
+  BuildOptions options;
+  options.form = SpaceForm::materialised;
+  const SearchSpace plain = [&] {
+    const testing::PackedRowsFrom never(std::numeric_limits<std::size_t>::max());
+    return SearchSpace::build(problem, options);
+  }();
+  const testing::PackedRowsFrom from(std::size_t{1} << 16);
+  const SearchSpace packed = SearchSpace::build(problem, options);
+  ASSERT_GT(packed.size(), std::size_t{1} << 16);
+  ASSERT_EQ(packed.size(), plain.size());
+  ASSERT_TRUE(packed.listed()->is_packed());
+  ASSERT_FALSE(plain.listed()->is_packed());
+  EXPECT_EQ(packed.listed()->width(), 4u);  // 6 x 4 bits
+  EXPECT_LT(packed.memory_bytes(), plain.memory_bytes() / 2);
+  Rng rng(11);
+  for (int i = 0; i < 2000; ++i) {
+    const std::size_t index = rng.below(plain.size());
+    ASSERT_EQ(packed.config_at(index), plain.config_at(index));
+    Config any(6);
+    for (auto& v : any) v = static_cast<std::uint32_t>(rng.below(12));
+    ASSERT_EQ(packed.index_of(any), plain.index_of(any));
+  }
+  for (std::size_t p = 0; p < 6; ++p) EXPECT_EQ(packed.used_values(p), plain.used_values(p));
+  for (int i = 0; i < 40; ++i) {
+    const Config c = plain.config_at(rng.below(plain.size()));
+    for (NeighbourMethod m : testing::kAllNeighbourMethods) ASSERT_EQ(packed.neighbours(c, m), plain.neighbours(c, m));
+    const std::vector<double> x = plain.to_continuous(plain.config_at(rng.below(plain.size())));
+    ASSERT_EQ(packed.closest_neighbours(c, NeighbourMethod::Adjacent, x),
+              plain.closest_neighbours(c, NeighbourMethod::Adjacent, x));
+  }
+  Rng a(5), b(5);
+  EXPECT_EQ(packed.random_sample(500, a), plain.random_sample(500, b));
+  EXPECT_EQ(packed.lhs_sample(300, a), plain.lhs_sample(300, b));
 }
 
 }  // namespace space_basics_test
