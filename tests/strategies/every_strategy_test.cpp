@@ -11,6 +11,7 @@
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/tune.hpp"
+#include "packed_rows_from_environment.hpp"
 
 namespace ktune {
 namespace {
@@ -141,6 +142,22 @@ TEST_P(EveryStrategy, SameTraceOnTheLazyForm) {
   Budget budget;
   budget.max_evaluations = 150;
   const auto a = run(info(), constrained_space(), 3, budget), b = run(info(), lazy, 3, budget);
+  ASSERT_EQ(a.trace.size(), b.trace.size());
+  for (std::size_t i = 0; i < a.trace.size(); ++i) ASSERT_EQ(a.trace[i].index, b.trace[i].index) << i;
+}
+
+// Packed rows (the layout of large spaces) answer as plain rows do: every strategy, same seed, same trace.
+TEST_P(EveryStrategy, SameTraceOnPackedRows) {
+  static const SearchSpace packed = [] {
+    const Problem& problem = constrained_space().problem();  // built plain first, outside the scope
+    const testing::PackedRowsFrom always(0);
+    return SearchSpace::build(problem);
+  }();
+  ASSERT_TRUE(packed.listed() != nullptr && packed.listed()->is_packed());
+  ASSERT_FALSE(constrained_space().listed()->is_packed());
+  Budget budget;
+  budget.max_evaluations = 150;
+  const auto a = run(info(), constrained_space(), 3, budget), b = run(info(), packed, 3, budget);
   ASSERT_EQ(a.trace.size(), b.trace.size());
   for (std::size_t i = 0; i < a.trace.size(); ++i) ASSERT_EQ(a.trace[i].index, b.trace[i].index) << i;
 }
