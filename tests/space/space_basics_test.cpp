@@ -276,6 +276,12 @@ TEST(SpaceBasics, MemoryPerConfigurationIsCompact) {
   }
 }
 
+// The "Packed." run of this binary (CMakeLists.txt) packs every space, small ones too: else it would check nothing new.
+TEST(SpaceBasics, ThePackedRunPacksEverySpace) {
+  if (!testing::kPackedRowsFromEnvironment) GTEST_SKIP() << "KTUNE_TEST_PACKED_ROWS_FROM is not set";
+  EXPECT_TRUE(simple_space().listed()->is_packed());
+}
+
 // A materialised space from the packing threshold on holds its rows packed (the solver writes a product of groups
 // packed straight away) and answers every query as the plain layout does.
 TEST(SpaceBasics, PackedRowsAnswerAsPlainRows) {
