@@ -172,9 +172,18 @@ class IndexMatrix {
   }
   void reserve_rows(std::size_t n) { bytes_.reserve(n * row_bytes()); }
   void shrink_to_fit() { bytes_.shrink_to_fit(); }
-  void append(const IndexMatrix& other) {  // same layout required
-    bytes_.insert(bytes_.end(), other.bytes_.begin(), other.bytes_.end());
-    rows_ += other.rows_;
+  // Appends every row of `other`, which has the same columns; rows of another layout are converted one by one.
+  void append(const IndexMatrix& other) {
+    if (packed_ == other.packed_ && width_ == other.width_ && shift_ == other.shift_) {
+      bytes_.insert(bytes_.end(), other.bytes_.begin(), other.bytes_.end());
+      rows_ += other.rows_;
+      return;
+    }
+    std::vector<std::uint32_t> row(cols_);
+    for (std::size_t r = 0; r < other.rows(); ++r) {
+      other.row(r, row.data());
+      push_row(row.data());
+    }
   }
   std::size_t memory_bytes() const { return bytes_.capacity() + shift_.capacity() + mask_.capacity() * 4; }
   const std::uint8_t* data() const { return bytes_.data(); }

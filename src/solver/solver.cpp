@@ -166,9 +166,11 @@ class ComponentSolver {
   // With `full_row` (one value index per parameter of the problem) the rows are written full width: the
   // component's variables over that template, so a problem with a single component needs no combining pass.
   // `second`, if set, restricts the second variable to the values in [second->first, second->second) (finer parts
-  // for the threads).
+  // for the threads). `layout`, if set, is an empty full-width matrix whose layout the rows are written in (packed,
+  // for a space that may be large).
   IndexMatrix run(const std::vector<std::uint32_t>& first_values, const std::vector<std::uint32_t>* full_row = nullptr,
-                  std::optional<std::pair<std::uint32_t, std::uint32_t>> second = std::nullopt) const {
+                  std::optional<std::pair<std::uint32_t, std::uint32_t>> second = std::nullopt,
+                  const IndexMatrix* layout = nullptr) const {
     const std::size_t m = levels_.size();
     std::uint32_t max_index = 0;
     if (full_row) {
@@ -177,7 +179,7 @@ class ComponentSolver {
     } else {
       for (auto v : comp_.vars) max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(domains_[v].size));
     }
-    IndexMatrix out(full_row ? full_row->size() : m, max_index);
+    IndexMatrix out = full_row && layout ? layout->same_shape() : IndexMatrix(full_row ? full_row->size() : m, max_index);
     std::vector<std::size_t> column(m);
     for (std::size_t k = 0; k < m; ++k) column[k] = full_row ? levels_[k].var : k;
     Assignment a = fixed_;
@@ -692,8 +694,31 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       std::vector<std::uint32_t> second_values;
       if (comp.vars.size() > 1) second_values = domains[ready.order()[1]].allowed_list();
       const auto specs = plan_parts(first, second_values, nthreads);
+      // Full-width rows of a space that may be large enough to be packed (its product is) are written packed by
+      // every part; in the end they take the layout their count calls for (rarely, back to plain).
+      std::optional<IndexMatrix> packed;
+      std::vector<std::size_t> full_order = fixed_params;
+      if (full) {
+        const std::vector<std::size_t> component_order = ready.order();
+        full_order.insert(full_order.end(), component_order.begin(), component_order.end());
+        std::uint64_t product = 1;
+        for (auto v : comp.vars)
+          product = product > UINT32_MAX ? product : product * std::max<std::size_t>(domains[v].count(), 1);
+        packed = packed_layout(problem, full_order, static_cast<std::size_t>(product));
+      }
+      const IndexMatrix* layout = packed ? &*packed : nullptr;
+      auto settle = [&](IndexMatrix rows) {
+        if (!rows.is_packed() || packed_layout(problem, full_order, rows.rows())) return rows;
+        std::uint32_t max_index = 0;
+        for (const auto& p : problem.parameters)
+          max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(p.values.size()));
+        IndexMatrix plain(d, max_index);
+        plain.reserve_rows(rows.rows());
+        plain.append(rows);
+        return plain;
+      };
       if (nthreads <= 1 || specs.size() <= 1) {
-        solutions.push_back(ready.run(first, full));
+        solutions.push_back(settle(ready.run(first, full, std::nullopt, layout)));
       } else {
         std::vector<IndexMatrix> parts(specs.size());
         std::atomic<std::size_t> next{0};
@@ -703,7 +728,7 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
         auto worker = [&] {
           try {
             for (std::size_t i; (i = next.fetch_add(1)) < specs.size();)
-              parts[i] = ready.run(specs[i].first, full, specs[i].second);
+              parts[i] = ready.run(specs[i].first, full, specs[i].second, layout);
           } catch (...) {
             std::lock_guard lock(failure_mutex);
             if (!failure) failure = std::current_exception();
@@ -728,7 +753,7 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
           merged.append(part);
           part = IndexMatrix();
         }
-        solutions.push_back(std::move(merged));
+        solutions.push_back(settle(std::move(merged)));
       }
       comp_orders.push_back(ready.order());
       if (solutions.back().rows() == 0) {

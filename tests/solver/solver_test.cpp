@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "ktune/expr/errors.hpp"
 #include "ktune/search_space.hpp"
@@ -223,6 +224,29 @@ TEST(Solver, LargeCartesianProductWithFewSolutionsIsFast) {
   for (const char* n : {"a", "b", "c", "d", "e", "f"}) b.parameter(n, r);
   const auto space = SearchSpace::build(b.constraint("a + b + c + d + e + f <= 5").build());
   EXPECT_EQ(space.size(), 462u);  // C(5+6, 6)
+}
+
+// A component whose product reaches the packing threshold is solved into packed rows; with few valid ones they end
+// plain (as a small space is held), on one thread and on two, and equal to a build that never packs.
+TEST(Solver, FewRowsOfAProductLargeEnoughToPackEndPlain) {
+  std::vector<Value> r;
+  for (int i = 1; i <= 16; ++i) r.emplace_back(i);
+  auto b = ProblemBuilder("product");
+  for (const char* n : {"a", "b", "c", "d", "e", "f"}) b.parameter(n, r);  // 16^6 = 2^24 combinations
+  const Problem problem = b.constraint("a * b * c * d * e * f <= 300").build();
+  const SearchSpace reference = [&] {
+    const ktune::testing::PackedRowsFrom never(std::numeric_limits<std::size_t>::max());
+    return SearchSpace::build(problem);
+  }();
+  ASSERT_GT(reference.size(), 1000u);
+  ASSERT_LT(reference.size(), std::size_t{1} << 20);
+  const ktune::testing::PackedRowsFrom from(std::size_t{1} << 20);
+  for (unsigned threads : {1u, 2u}) {
+    const SearchSpace space = SearchSpace::build(problem, {.threads = threads});
+    EXPECT_FALSE(space.listed()->is_packed()) << threads;
+    ASSERT_EQ(space.size(), reference.size());
+    for (std::size_t i = 0; i < space.size(); ++i) ASSERT_EQ(space.config_at(i), reference.config_at(i)) << i;
+  }
 }
 
 }  // namespace
