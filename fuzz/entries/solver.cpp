@@ -3,9 +3,11 @@
 // SearchSpace::build may reject it only with ProblemError or ExpressionError, and a space it builds must equal the
 // brute-force enumeration with the tree evaluator (which shares no splitting, folding, tables or numeric programs
 // with the solver; brute_force_oracle.hpp: all 2160 configurations, or as many as 2 s allow). The smallest
-// constraints the solver reports must parse. Its lazy form must agree with it.
+// constraints the solver reports must parse. Its lazy form and its packed rows (the layout of large spaces, forced
+// here) must agree with it.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ktune/expr/parser.hpp"
@@ -13,6 +15,7 @@
 #include "ktune/search_space.hpp"
 #include "brute_force_oracle.hpp"
 #include "fuzz_entries.hpp"
+#include "space/packing.hpp"
 
 namespace {
 
@@ -36,6 +39,12 @@ Problem base_problem() {
   p.max_threads = 128;  // block_size_x * block_size_y <= 128 rules out a few
   return p;
 }
+
+// Packs every space built in its scope.
+struct PackEverySpace {
+  std::size_t previous = set_packed_rows_from_for_testing(0);
+  ~PackEverySpace() { set_packed_rows_from_for_testing(previous); }
+};
 
 }  // namespace
 
@@ -72,19 +81,29 @@ int ktune_fuzz_solver(const std::uint8_t* data, std::size_t size) {
   // answers neighbour queries alike.
   options.form = SpaceForm::lazy;
   const SearchSpace lazy = SearchSpace::build(problem, options);
-  check(lazy.size() == space->size(), "the lazy form counts the valid configurations differently");
-  for (std::size_t i = 0; i < space->size(); ++i) {
-    const Config config = space->config_at(i);
-    check(lazy.config_at(i) == config, "the lazy form has another configuration at index " + std::to_string(i));
-    check(lazy.index_of(config) == i, "the lazy form gives configuration " + std::to_string(i) + " another index");
-    if (i % 17 != 0) continue;
-    Config shifted = config;
-    shifted[i % shifted.size()] += 1;  // often invalid, sometimes out of range
-    for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming,
-                        NeighbourMethod::HammingAdjacent, NeighbourMethod::ClosestParamIndices})
-      for (const Config& query : {config, shifted})
-        check(lazy.neighbours(query, method) == space->neighbours_uncached(query, method),
-              std::string("the lazy form's ") + to_string(method) + " neighbours differ");
+  options.form = SpaceForm::materialised;
+  const SearchSpace packed = [&] {
+    const PackEverySpace scope;
+    return SearchSpace::build(problem, options);
+  }();
+  check(packed.listed() != nullptr && packed.listed()->is_packed(), "the packed build did not pack its rows");
+  const std::pair<const char*, const SearchSpace*> forms[] = {{"the lazy form", &lazy}, {"the packed form", &packed}};
+  for (const auto& [form, other] : forms) {
+    const std::string name = form;
+    check(other->size() == space->size(), name + " counts the valid configurations differently");
+    for (std::size_t i = 0; i < space->size(); ++i) {
+      const Config config = space->config_at(i);
+      check(other->config_at(i) == config, name + " has another configuration at index " + std::to_string(i));
+      check(other->index_of(config) == i, name + " gives configuration " + std::to_string(i) + " another index");
+      if (i % 17 != 0) continue;
+      Config shifted = config;
+      shifted[i % shifted.size()] += 1;  // often invalid, sometimes out of range
+      for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming,
+                          NeighbourMethod::HammingAdjacent, NeighbourMethod::ClosestParamIndices})
+        for (const Config& query : {config, shifted})
+          check(other->neighbours(query, method) == space->neighbours_uncached(query, method),
+                name + "'s " + to_string(method) + " neighbours differ");
+    }
   }
   return 0;
 }
