@@ -178,6 +178,7 @@ nlohmann::json space_summary_json(const SpaceSummary& summary) {
   j["construction_seconds"] = report.seconds;
   j["independent_groups"] = report.independent_groups;
   j["form"] = space.is_lazy() ? "lazy" : "materialised";
+  j["packed"] = space.listed() != nullptr && space.listed()->is_packed();  // one bit-packed word per configuration
   j["group_sizes"] = report.group_sizes;
   j["memory_bytes"] = space.memory_bytes();
   j["constraint_evaluations"] = report.constraint_evaluations;
@@ -239,7 +240,8 @@ void write_space_summary(std::ostream& out, const SpaceSummary& summary) {
                        report.group_sizes.size(), fmt::join(report.group_sizes, " x "),
                        bytes_text(space.memory_bytes()));
   else
-    out << fmt::format("form         materialised: every valid configuration listed ({} held)\n",
+    out << fmt::format("form         materialised: every valid configuration listed{} ({} held)\n",
+                       space.listed() != nullptr && space.listed()->is_packed() ? ", bit-packed" : "",
                        bytes_text(space.memory_bytes()));
   if (report.constraint_evaluations > 0)
     out << fmt::format("evaluations  {} checks of a constraint on an assignment ({:.3g} per Cartesian configuration)\n",

@@ -292,6 +292,31 @@ TEST(SpaceCommand, HotspotMatchesTheReference) {
   EXPECT_EQ(j.at("valid_configs"), 349853);
 }
 
+// A space of millions of configurations in one group is listed bit-packed: the JSON and the text say so, and it
+// holds a few bytes per configuration (plain rows and a hash index: about 14).
+TEST(SpaceCommand, MillionsOfConfigurationsAreListedBitPacked) {
+  const std::string file = write_temp("sum.json", R"json({"General": {"BenchmarkName": "sum", "OutputFormat": "JSON"},
+ "ConfigurationSpace": {
+  "TuningParameters": [
+   {"Name": "a", "Type": "int", "Values": "list(range(1, 17))"},
+   {"Name": "b", "Type": "int", "Values": "list(range(1, 17))"},
+   {"Name": "c", "Type": "int", "Values": "list(range(1, 17))"},
+   {"Name": "d", "Type": "int", "Values": "list(range(1, 17))"},
+   {"Name": "e", "Type": "int", "Values": "list(range(1, 17))"},
+   {"Name": "f", "Type": "int", "Values": "list(range(1, 17))"}],
+  "Conditions": [{"Expression": "a + b + c + d + e + f <= 52", "Parameters": ["a", "b", "c", "d", "e", "f"]}]}})json");
+  const Result run = ktune("space " + quoted(file) + " --json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json j = nlohmann::json::parse(run.out);
+  EXPECT_EQ(j.at("form"), "materialised");
+  EXPECT_EQ(j.at("packed"), true);
+  EXPECT_EQ(j.at("valid_configs"), 9253168);  // 6-tuples of 1..16 summing to at most 52 (counted by a convolution)
+  EXPECT_LT(j.at("memory_bytes").get<double>() / 9253168.0, 6.0);
+  const Result text = ktune("space " + quoted(file));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "every valid configuration listed, bit-packed")) << text.out;
+}
+
 // A space too large to list: lazy by default, its groups named; the materialised form is refused with a reason.
 TEST(SpaceCommand, SpaceOfTrillionsIsHeldLazily) {
   const std::string file = std::string(KTUNE_SHARED_DIR) + "/data/searchspaces/big/gpu_like_14x8.json";
