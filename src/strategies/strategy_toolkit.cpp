@@ -50,6 +50,12 @@ HyperparameterSpec start_sample_spec(std::int64_t default_size) {
           "configurations of the space)"};
 }
 
+HyperparameterSpec opening_sampling_spec(const std::string& default_method) {
+  return {"sampling", HyperparameterType::String, Value(default_method), {}, {}, {"random", "lhs"},
+          "how the start sample is drawn: uniform random unevaluated configurations, or a Latin hypercube of the "
+          "valid space"};
+}
+
 std::optional<std::size_t> repair_by_index_distance(const SearchSpace& space, std::span<const std::uint32_t> config,
                                                     Rng& rng) {
   if (const auto index = space.index_of(config)) return *index;

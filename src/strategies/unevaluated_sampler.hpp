@@ -19,6 +19,12 @@ class UnevaluatedSampler {
  public:
   // std::nullopt when every configuration has been evaluated.
   std::optional<std::size_t> next(const SearchSpace& space, const CostFunction& cost, Rng& rng);
+  // `planned` (a point of an opening's Latin hypercube) while it has no result, else next().
+  std::optional<std::size_t> next_unless_known(std::size_t planned, const SearchSpace& space, const CostFunction& cost,
+                                               Rng& rng) {
+    if (!cost.known(planned)) return planned;
+    return next(space, cost, rng);
+  }
 
  private:
   std::optional<UniformSampleStream> stream_;

@@ -101,12 +101,14 @@ TEST_P(UniformOpening, IsRandomSamplesFirstDrawsWithTheSameSeed) {
   constexpr std::size_t kOpening = 10;
   for (const std::uint64_t seed : {1u, 2u, 3u}) {
     const auto expected = first_configurations("random_sample", {}, seed, kOpening);
-    // bayes_opt opens with a Latin hypercube by default (issue 35); its uniform opening is the one shared.
+    // bayes_opt, hybrid_vndx and adaptive_tabu_greywolf open with a Latin hypercube by default (issue 35); their
+    // uniform opening is the one shared.
     using Settings = std::vector<std::pair<std::string, Value>>;
-    const Settings settings = GetParam() == "bayes_opt"
-                                  ? Settings{{"popsize", Value(std::int64_t{kOpening})},
-                                             {"samplingmethod", Value(std::string("random"))}}
-                                  : Settings{{"start_sample", Value(std::int64_t{kOpening})}};
+    Settings settings = GetParam() == "bayes_opt" ? Settings{{"popsize", Value(std::int64_t{kOpening})},
+                                                             {"samplingmethod", Value(std::string("random"))}}
+                                                  : Settings{{"start_sample", Value(std::int64_t{kOpening})}};
+    if (GetParam() == "hybrid_vndx" || GetParam() == "adaptive_tabu_greywolf")
+      settings.emplace_back("sampling", Value(std::string("random")));
     const auto got = first_configurations(GetParam(), settings, seed, kOpening);
     ASSERT_EQ(expected.size(), kOpening);
     EXPECT_EQ(got, expected) << "seed " << seed;
@@ -118,6 +120,35 @@ INSTANTIATE_TEST_SUITE_P(Strategies, UniformOpening,
                                            "simulated_annealing", "pattern_search", "torczon", "basinhopping",
                                            "minimize", "dual_annealing", "hybrid_vndx", "adaptive_tabu_greywolf",
                                            "auc_bandit", "round_robin", "bayes_opt"));
+
+// sampling=lhs (their default): the start sample is a Latin hypercube. On a space without constraints, ten draws of
+// it hold every one of the ten values of every parameter (ten uniform draws: with probability 10!/10^10 each).
+TEST(LatinHypercubeOpening, CoversEveryValueOfEveryParameter) {
+  static const SearchSpace open = [] {
+    ProblemBuilder builder("open");
+    for (const char* name : {"a", "b", "c", "d", "e"}) builder.parameter(name, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    return SearchSpace::build(builder.build());
+  }();
+  for (const std::string strategy : {"hybrid_vndx", "adaptive_tabu_greywolf"})
+    for (const std::uint64_t seed : {1u, 2u, 3u}) {
+      testing::FakeEvaluator eval(open, [](std::size_t i) { return 1.0 + static_cast<double>((i * 2654435761u) % 97); },
+                                  [](std::size_t) { return 1.0; });
+      const StrategyInfo* info = find_strategy(strategy);
+      ASSERT_NE(info, nullptr);
+      auto s = info->make(Hyperparameters::resolve(info->name, info->hyperparameters,
+                                                   {{"start_sample", Value(std::int64_t{10})}}));
+      TuningOptions options;
+      options.seed = seed;
+      options.budget.max_evaluations = 10;
+      const TuningResult r = tune(open, eval, *s, options);
+      ASSERT_EQ(r.trace.size(), 10u);
+      for (std::size_t p = 0; p < 5; ++p) {
+        std::set<std::uint32_t> values;
+        for (std::size_t i = 0; i < 10; ++i) values.insert(open.config_at(r.trace[i].index)[p]);
+        EXPECT_EQ(values.size(), 10u) << strategy << ", seed " << seed << ", parameter " << p;
+      }
+    }
+}
 
 }  // namespace uniform_opening_test
 }  // namespace
