@@ -248,10 +248,21 @@ Point hill_climb(LocalMoves& moves, Point start, const ClimbOptions& options, Rn
   }
 }
 
-std::optional<Point> best_of_fresh_starts(LocalMoves& moves, std::size_t n) {
+std::vector<std::size_t> LocalMoves::latin_hypercube(std::size_t n) {
+  if (!aware_ || space_.size() == 0) return {};
+  return space_.lhs_sample(std::min(n, space_.size()), rng_);
+}
+
+std::optional<Config> LocalMoves::planned_start(std::size_t planned) {
+  if (!cost_.known(planned)) return space_.config_at(planned);
+  return fresh_start();
+}
+
+std::optional<Point> best_of_fresh_starts(LocalMoves& moves, std::size_t n, bool lhs) {
+  const std::vector<std::size_t> plan = lhs ? moves.latin_hypercube(n) : std::vector<std::size_t>{};
   std::optional<Point> best;
   for (std::size_t i = 0; i < n; ++i) {
-    auto config = moves.fresh_start();
+    auto config = i < plan.size() ? moves.planned_start(plan[i]) : moves.fresh_start();
     if (!config) break;
     Point p = moves.point(std::move(*config));
     if (!best || p.cost < best->cost) best = std::move(p);

@@ -45,6 +45,10 @@ class LocalMoves {
   // evaluated), so that a start sample is random_sample's first draws; unaware, a random Cartesian point, preferring
   // one that is invalid or not evaluated.
   std::optional<Config> fresh_start();
+  // A Latin hypercube of n valid configurations (aware only; empty when unaware), and a start from it: `planned`
+  // while it has no result, else fresh_start().
+  std::vector<std::size_t> latin_hypercube(std::size_t n);
+  std::optional<Config> planned_start(std::size_t planned);
   // The neighbours of `config` under the method: valid ones when aware, Cartesian ones (capped at kMaxCartesian
   // random box points for the adjacent methods in many dimensions) when unaware.
   std::vector<Config> neighbours(const Config& config);
@@ -83,7 +87,9 @@ Point hill_climb(LocalMoves& moves, Point start, const ClimbOptions& options, Rn
 
 // Multi-start local search: climb from fresh starts until the budget ends (or every configuration is evaluated).
 // The best of `n` fresh starts (fewer when the space runs out; nullopt when none is left).
-std::optional<Point> best_of_fresh_starts(LocalMoves& moves, std::size_t n);
+// With `lhs` (aware only), the n starts are a Latin hypercube of the valid space, its known points replaced by fresh
+// starts.
+std::optional<Point> best_of_fresh_starts(LocalMoves& moves, std::size_t n, bool lhs = false);
 // Climbs until the budget ends, each from the best of a uniform sample of `start_sample` fresh starts (capped for
 // small spaces as populations are: population_size).
 void multi_start_local_search(LocalMoves& moves, const ClimbOptions& options, Rng& rng, std::size_t start_sample);
