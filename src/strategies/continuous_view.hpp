@@ -52,7 +52,8 @@ class ContinuousView {
   std::vector<double> random_point(const CostFunction& cost, Rng& rng);
   // The best of `n` restart points, each evaluated (the strategies' robust opening: start_sample_spec). Lets
   // BudgetExhausted pass.
-  std::vector<double> best_random_point(CostFunction& cost, Rng& rng, std::size_t n);
+  std::vector<double> best_random_point(CostFunction& cost, Rng& rng, std::size_t n, bool lhs = false);
+  // (With `lhs`, aware: the n points are a Latin hypercube of the valid space, known ones replaced by restart points.)
   // A uniformly random point of the box.
   std::vector<double> uniform_point(Rng& rng) const;
 

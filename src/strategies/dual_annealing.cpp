@@ -23,6 +23,7 @@ struct AnnealingSettings {
   double initial_temp, restart_temp_ratio, visit, accept;
   bool aware;
   std::size_t start_sample;
+  bool lhs;  // sampling=lhs: each start sample is a Latin hypercube
 };
 
 constexpr double kFailedEnergy = 1e30;  // failed and invalid configurations, finite so energy differences stay numbers
@@ -83,7 +84,7 @@ class DualAnnealing final : public Strategy {
     };
 
     for (;;) {  // one annealing per pass
-      std::vector<double> current = view.best_random_point(cost, rng, population_size(s_.start_sample, space.size(), 1));
+      std::vector<double> current = view.best_random_point(cost, rng, population_size(s_.start_sample, space.size(), 1), s_.lhs);
       double e_current = evaluate(current);
       // The start sample did the first chain's job (a global look at the space), so descend from its best at once;
       // scipy anneals a chain first, whose 2d visits at the starting temperature are near-uniform points snapped
@@ -187,13 +188,14 @@ StrategyInfo dual_annealing_info() {
             "visiting parameter qv: heavier tails of the visiting distribution when larger", /*min_exclusive=*/true},
            {"accept", HyperparameterType::Float, Value(-5.0), -1.0e4, -1e-3, {},
             "acceptance parameter qa: more negative accepts fewer uphill moves"},
-           constraint_aware_spec(), start_sample_spec()},
+           constraint_aware_spec(), start_sample_spec(), opening_sampling_spec("random")},
           [](const Hyperparameters& h) {
             return std::make_unique<DualAnnealing>(AnnealingSettings{
                 parse_local_method(h.get_string("method")), static_cast<int>(h.get_int("maxiter")),
                 static_cast<int>(h.get_int("local_maxiter")), h.get_float("initial_temp"),
                 h.get_float("restart_temp_ratio"), h.get_float("visit"), h.get_float("accept"),
-                h.get_bool("constraint_aware"), static_cast<std::size_t>(h.get_int("start_sample"))});
+                h.get_bool("constraint_aware"), static_cast<std::size_t>(h.get_int("start_sample")),
+                h.get_string("sampling") == "lhs"});
           }};
 }
 

@@ -21,7 +21,8 @@ class GreedyIls final : public Strategy {
         no_improvement_(h.get_int("no_improvement")),
         random_walk_(h.get_float("random_walk")),
         kick_budget_(h.get_float("kick_budget")),
-        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))) {
+        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))),
+        lhs_(h.get_string("sampling") == "lhs") {
     options_.first_improvement = h.get_bool("restart");
     options_.randomize = h.get_bool("randomize");
   }
@@ -32,7 +33,7 @@ class GreedyIls final : public Strategy {
     const std::size_t n = population_size(start_sample_, space.size(), 1);
     for (;;) {
       const std::uint64_t before = cost.evaluations();
-      auto start = best_of_fresh_starts(moves, n);
+      auto start = best_of_fresh_starts(moves, n, lhs_);
       if (!start) break;
       Point best = hill_climb(moves, std::move(*start), options_, rng);
       // Adaptive exploitation: kicks that find nothing better may cost at most kick_budget times what this start
@@ -64,6 +65,7 @@ class GreedyIls final : public Strategy {
   double random_walk_;
   double kick_budget_;
   std::size_t start_sample_;
+  bool lhs_;
   ClimbOptions options_;
 };
 
@@ -89,7 +91,7 @@ StrategyInfo greedy_ils_info() {
            // start_sample 40 (was 20): RTX 3090 pnpoly, where a start sample of 20 often misses the region of the
            // optimum and a walk from elsewhere does not reach it, level with random_sample on average over seeds 0-7
            // (0.13 below at worst), 0.30 above with 40; the same mean on the twelve GPU spaces (docs/strategies.md).
-           constraint_aware_spec(), start_sample_spec(40)},
+           constraint_aware_spec(), start_sample_spec(40), opening_sampling_spec("lhs")},
           [](const Hyperparameters& h) { return std::make_unique<GreedyIls>(h); }};
 }
 

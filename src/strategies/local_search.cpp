@@ -270,11 +270,12 @@ std::optional<Point> best_of_fresh_starts(LocalMoves& moves, std::size_t n, bool
   return best;
 }
 
-void multi_start_local_search(LocalMoves& moves, const ClimbOptions& options, Rng& rng, std::size_t start_sample) {
+void multi_start_local_search(LocalMoves& moves, const ClimbOptions& options, Rng& rng, std::size_t start_sample,
+                              bool lhs) {
   // Kernel Tuner discards each climb's result and stops it after one improvement; here every climb runs to its
   // local optimum, and the cost function keeps the best.
   const std::size_t n = population_size(start_sample, moves.space().size(), 1);
-  while (auto start = best_of_fresh_starts(moves, n)) hill_climb(moves, std::move(*start), options, rng);
+  while (auto start = best_of_fresh_starts(moves, n, lhs)) hill_climb(moves, std::move(*start), options, rng);
 }
 
 std::vector<std::size_t> parse_parameter_order(const SearchSpace& space, const std::string& text,

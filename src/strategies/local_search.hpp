@@ -92,7 +92,8 @@ Point hill_climb(LocalMoves& moves, Point start, const ClimbOptions& options, Rn
 std::optional<Point> best_of_fresh_starts(LocalMoves& moves, std::size_t n, bool lhs = false);
 // Climbs until the budget ends, each from the best of a uniform sample of `start_sample` fresh starts (capped for
 // small spaces as populations are: population_size).
-void multi_start_local_search(LocalMoves& moves, const ClimbOptions& options, Rng& rng, std::size_t start_sample);
+void multi_start_local_search(LocalMoves& moves, const ClimbOptions& options, Rng& rng, std::size_t start_sample,
+                              bool lhs = false);
 
 // Parses a comma-separated list of parameter names or positions into a permutation prefix (unlisted parameters
 // follow in declared order). Throws HyperparameterError naming the bad entry.

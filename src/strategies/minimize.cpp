@@ -10,8 +10,8 @@ namespace {
 
 class Minimize final : public Strategy {
  public:
-  Minimize(LocalMethod method, int maxiter, double step, bool aware, std::size_t start_sample)
-      : method_(method), maxiter_(maxiter), step_(step), aware_(aware), start_sample_(start_sample) {}
+  Minimize(LocalMethod method, int maxiter, double step, bool aware, std::size_t start_sample, bool lhs)
+      : method_(method), maxiter_(maxiter), step_(step), aware_(aware), start_sample_(start_sample), lhs_(lhs) {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     ContinuousView view(space, aware_);
@@ -21,7 +21,8 @@ class Minimize final : public Strategy {
     }
     const std::size_t n = population_size(start_sample_, space.size(), 1);
     for (;;)
-      local_minimize(view, cost, rng, method_, view.best_random_point(cost, rng, n), maxiter_, step_ * view.epsilon());
+      local_minimize(view, cost, rng, method_, view.best_random_point(cost, rng, n, lhs_), maxiter_,
+                     step_ * view.epsilon());
   }
 
  private:
@@ -30,6 +31,7 @@ class Minimize final : public Strategy {
   double step_;
   bool aware_;
   std::size_t start_sample_;
+  bool lhs_;  // sampling=lhs: each start sample is a Latin hypercube
 };
 
 }  // namespace
@@ -42,12 +44,13 @@ StrategyInfo minimize_info() {
             "objective calls of one local search before it restarts"},
            {"step", HyperparameterType::Float, Value(1.0), 0.0, {}, {}, "initial step, in grid steps (epsilon)",
             /*min_exclusive=*/true},
-           constraint_aware_spec(), start_sample_spec()},
+           constraint_aware_spec(), start_sample_spec(), opening_sampling_spec("random")},
           [](const Hyperparameters& h) {
             return std::make_unique<Minimize>(parse_local_method(h.get_string("method")),
                                               static_cast<int>(h.get_int("maxiter")), h.get_float("step"),
                                               h.get_bool("constraint_aware"),
-                                              static_cast<std::size_t>(h.get_int("start_sample")));
+                                              static_cast<std::size_t>(h.get_int("start_sample")),
+                                              h.get_string("sampling") == "lhs");
           }};
 }
 

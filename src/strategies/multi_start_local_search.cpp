@@ -25,7 +25,8 @@ class MultiStartLocalSearch final : public Strategy {
       : method_(neighbour_method(h)),
         aware_(h.get_bool("constraint_aware")),
         order_(std::move(order)),
-        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))) {
+        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))),
+        lhs_(h.get_string("sampling") == "lhs") {
     options_.first_improvement = h.get_bool("restart");
     options_.randomize = order_ ? false : h.get_bool("randomize");
   }
@@ -33,7 +34,7 @@ class MultiStartLocalSearch final : public Strategy {
     ClimbOptions options = options_;
     if (order_) options.order = parse_parameter_order(space, *order_, "ordered_greedy_mls");
     LocalMoves moves(space, cost, rng, method_, aware_);
-    multi_start_local_search(moves, options, rng, start_sample_);
+    multi_start_local_search(moves, options, rng, start_sample_, lhs_);
   }
 
  private:
@@ -41,6 +42,7 @@ class MultiStartLocalSearch final : public Strategy {
   bool aware_;
   std::optional<std::string> order_;
   std::size_t start_sample_;
+  bool lhs_;
   ClimbOptions options_;
 };
 
@@ -59,14 +61,14 @@ HyperparameterSpec randomize_spec() {
 StrategyInfo greedy_mls_info() {
   return {"greedy_mls",
           "multi-start local search: first-improvement hill climbing, each climb from the best of a uniform sample",
-          {neighbour_spec("Hamming"), restart_spec(true), randomize_spec(), constraint_aware_spec(), start_sample_spec()},
+          {neighbour_spec("Hamming"), restart_spec(true), randomize_spec(), constraint_aware_spec(), start_sample_spec(), opening_sampling_spec("lhs")},
           [](const Hyperparameters& h) { return std::make_unique<MultiStartLocalSearch>(h, std::nullopt); }};
 }
 
 StrategyInfo mls_info() {
   return {"mls",
           "multi-start local search: best-improvement hill climbing, each climb from the best of a uniform sample",
-          {neighbour_spec("Hamming"), restart_spec(false), randomize_spec(), constraint_aware_spec(), start_sample_spec()},
+          {neighbour_spec("Hamming"), restart_spec(false), randomize_spec(), constraint_aware_spec(), start_sample_spec(), opening_sampling_spec("lhs")},
           [](const Hyperparameters& h) { return std::make_unique<MultiStartLocalSearch>(h, std::nullopt); }};
 }
 
@@ -80,7 +82,7 @@ StrategyInfo ordered_greedy_mls_info() {
           {neighbour_spec("Hamming-adjacent"), restart_spec(true),
            {"order", HyperparameterType::String, Value(std::string()), {}, {}, {},
             "comma-separated parameter names or positions to sweep first (empty: declared order)"},
-           constraint_aware_spec(), start_sample_spec()},
+           constraint_aware_spec(), start_sample_spec(), opening_sampling_spec("lhs")},
           [](const Hyperparameters& h) {
             return std::make_unique<MultiStartLocalSearch>(h, h.get_string("order"));
           }};

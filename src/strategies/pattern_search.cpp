@@ -19,7 +19,8 @@ class PatternSearch final : public Strategy {
   explicit PatternSearch(const Hyperparameters& h)
       : initial_step_(h.get_float("initial_step")),
         aware_(h.get_bool("constraint_aware")),
-        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))) {}
+        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))),
+        lhs_(h.get_string("sampling") == "lhs") {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     LocalMoves moves(space, cost, rng, NeighbourMethod::Hamming, aware_);
@@ -57,7 +58,7 @@ class PatternSearch final : public Strategy {
       return x;
     };
     const std::size_t n = population_size(start_sample_, space.size(), 1);
-    while (auto start = best_of_fresh_starts(moves, n)) {
+    while (auto start = best_of_fresh_starts(moves, n, lhs_)) {
       Point base = std::move(*start);
       double scale = initial_step_;
       for (;;) {
@@ -92,6 +93,7 @@ class PatternSearch final : public Strategy {
   double initial_step_;
   bool aware_;
   std::size_t start_sample_;
+  bool lhs_;
 };
 
 }  // namespace
@@ -101,7 +103,7 @@ StrategyInfo pattern_search_info() {
           "pyATF's pattern search (Hooke-Jeeves) on the index grid, restarted when the step shrinks to one index",
           {{"initial_step", HyperparameterType::Float, Value(0.1), 0.0, 1.0, {},
             "first exploratory step as a fraction of each parameter's index range (halved on failure)", true},
-           constraint_aware_spec(), start_sample_spec()},
+           constraint_aware_spec(), start_sample_spec(), opening_sampling_spec("lhs")},
           [](const Hyperparameters& h) { return std::make_unique<PatternSearch>(h); }};
 }
 

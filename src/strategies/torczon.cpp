@@ -22,7 +22,8 @@ class Torczon final : public Strategy {
         expansion_(h.get_float("expansion")),
         contraction_(h.get_float("contraction")),
         aware_(h.get_bool("constraint_aware")),
-        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))) {}
+        start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))),
+        lhs_(h.get_string("sampling") == "lhs") {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     LocalMoves moves(space, cost, rng, NeighbourMethod::Hamming, aware_);
@@ -62,7 +63,7 @@ class Torczon final : public Strategy {
       std::swap(costs[0], costs[best]);
     };
     const std::size_t n = population_size(start_sample_, space.size(), 1);
-    while (auto start = best_of_fresh_starts(moves, n)) {
+    while (auto start = best_of_fresh_starts(moves, n, lhs_)) {
       std::vector<Vertex> simplex(d + 1, Vertex(start->config.begin(), start->config.end()));
       std::vector<double> costs(d + 1);
       costs[0] = start->cost;
@@ -108,6 +109,7 @@ class Torczon final : public Strategy {
   double initial_step_, expansion_, contraction_;
   bool aware_;
   std::size_t start_sample_;
+  bool lhs_;
 };
 
 }  // namespace
@@ -121,7 +123,7 @@ StrategyInfo torczon_info() {
             "expansion factor applied after a successful reflection", true},
            {"contraction", HyperparameterType::Float, Value(0.5), 0.0, 1.0, {},
             "contraction factor towards the best vertex after a failed reflection", true},
-           constraint_aware_spec(), start_sample_spec()},
+           constraint_aware_spec(), start_sample_spec(), opening_sampling_spec("lhs")},
           [](const Hyperparameters& h) { return std::make_unique<Torczon>(h); }};
 }
 

@@ -101,7 +101,7 @@ TEST(Compare, EveryStrategyGetsTheSameSeedPerRepeat) {
   options.repeats = 4;
   options.resolution = 200;
   const std::vector<StrategySpec> strategies{
-      parse_strategy_spec("random_sample"), parse_strategy_spec("greedy_mls:start_sample=5"),
+      parse_strategy_spec("random_sample"), parse_strategy_spec("greedy_mls:start_sample=5,sampling=random"),
       parse_strategy_spec("pso:popsize=25"), parse_strategy_spec("pso")};
   const auto report = compare(one, strategies, options);
   const auto& on = report.spaces[0].strategies;

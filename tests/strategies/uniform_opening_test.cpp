@@ -3,6 +3,7 @@
 // with common random numbers (docs/strategies.md, "Common random numbers").
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -101,13 +102,14 @@ TEST_P(UniformOpening, IsRandomSamplesFirstDrawsWithTheSameSeed) {
   constexpr std::size_t kOpening = 10;
   for (const std::uint64_t seed : {1u, 2u, 3u}) {
     const auto expected = first_configurations("random_sample", {}, seed, kOpening);
-    // bayes_opt, hybrid_vndx, adaptive_tabu_greywolf and simulated_annealing open with a Latin hypercube by default
-    // (issue 35); their uniform opening is the one shared.
+    // bayes_opt and the strategies with a `sampling` setting may open with a Latin hypercube (issue 35: most do by
+    // default); their uniform opening is the one shared.
     using Settings = std::vector<std::pair<std::string, Value>>;
     Settings settings = GetParam() == "bayes_opt" ? Settings{{"popsize", Value(std::int64_t{kOpening})},
                                                              {"samplingmethod", Value(std::string("random"))}}
                                                   : Settings{{"start_sample", Value(std::int64_t{kOpening})}};
-    if (GetParam() == "hybrid_vndx" || GetParam() == "adaptive_tabu_greywolf" || GetParam() == "simulated_annealing")
+    const auto& specs = find_strategy(GetParam())->hyperparameters;
+    if (std::any_of(specs.begin(), specs.end(), [](const auto& h) { return h.name == "sampling"; }))
       settings.emplace_back("sampling", Value(std::string("random")));
     const auto got = first_configurations(GetParam(), settings, seed, kOpening);
     ASSERT_EQ(expected.size(), kOpening);
@@ -129,7 +131,8 @@ TEST(LatinHypercubeOpening, CoversEveryValueOfEveryParameter) {
     for (const char* name : {"a", "b", "c", "d", "e"}) builder.parameter(name, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
     return SearchSpace::build(builder.build());
   }();
-  for (const std::string strategy : {"hybrid_vndx", "adaptive_tabu_greywolf", "simulated_annealing"})
+  for (const std::string strategy : {"hybrid_vndx", "adaptive_tabu_greywolf", "simulated_annealing", "greedy_mls", "mls",
+                                     "ordered_greedy_mls", "greedy_ils", "pattern_search", "torczon"})
     for (const std::uint64_t seed : {1u, 2u, 3u}) {
       testing::FakeEvaluator eval(open, [](std::size_t i) { return 1.0 + static_cast<double>((i * 2654435761u) % 97); },
                                   [](std::size_t) { return 1.0; });
