@@ -88,9 +88,12 @@ class IndexMatrix {
 
   // An empty matrix of the same layout.
   IndexMatrix same_shape() const {
-    IndexMatrix m = *this;
-    m.bytes_ = {};
-    m.rows_ = 0;
+    IndexMatrix m;  // (not a copy of *this: that would copy every row first)
+    m.cols_ = cols_;
+    m.width_ = width_;
+    m.packed_ = packed_;
+    m.shift_ = shift_;
+    m.mask_ = mask_;
     return m;
   }
   std::size_t rows() const { return cols_ == 0 ? rows_ : bytes_.size() / row_bytes(); }

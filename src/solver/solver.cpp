@@ -179,7 +179,8 @@ class ComponentSolver {
     } else {
       for (auto v : comp_.vars) max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(domains_[v].size));
     }
-    IndexMatrix out = full_row && layout ? layout->same_shape() : IndexMatrix(full_row ? full_row->size() : m, max_index);
+    IndexMatrix out =
+        full_row && layout ? layout->same_shape() : IndexMatrix(full_row ? full_row->size() : m, max_index);
     std::vector<std::size_t> column(m);
     for (std::size_t k = 0; k < m; ++k) column[k] = full_row ? levels_[k].var : k;
     Assignment a = fixed_;

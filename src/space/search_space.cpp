@@ -416,8 +416,8 @@ void set_trie_budget_for_testing(std::optional<std::size_t> nodes) {
 }
 
 void SearchSpace::Index::build_directory(const IndexMatrix& matrix, std::size_t n) {
-  // The word's used bits, and a directory of 2^k buckets of its top k bits with about 8 rows per bucket on average
-  // (0.5 bytes per configuration).
+  // The word's used bits, and a directory of 2^k buckets of its top k bits, at least 16 rows per bucket on average
+  // (at most 0.25 bytes per configuration).
   unsigned bits = 0;
   for (std::size_t c = 0; c < matrix.cols(); ++c)
     if (matrix.mask(c) != 0) bits = std::max(bits, matrix.shift(c) + std::bit_width(matrix.mask(c)));

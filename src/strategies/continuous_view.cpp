@@ -133,12 +133,13 @@ std::vector<double> ContinuousView::point_of(std::span<const std::uint32_t> conf
 
 std::vector<double> ContinuousView::best_random_point(CostFunction& cost_function, Rng& rng, std::size_t n,
                                                       bool lhs) {
+  const std::size_t count = std::max<std::size_t>(n, 1);
   const std::vector<std::size_t> plan = lhs && aware_ && space_.size() > 0
-                                            ? space_.lhs_sample(std::min(std::max<std::size_t>(n, 1), space_.size()), rng)
+                                            ? space_.lhs_sample(std::min(count, space_.size()), rng)
                                             : std::vector<std::size_t>{};
   std::vector<double> best;
   double best_cost = 0;
-  for (std::size_t i = 0; i < std::max<std::size_t>(n, 1); ++i) {
+  for (std::size_t i = 0; i < count; ++i) {
     std::vector<double> x = i < plan.size() && !cost_function.known(plan[i]) ? point_of(space_.config_at(plan[i]))
                                                                              : random_point(cost_function, rng);
     const double c = cost(x, cost_function, rng);

@@ -84,7 +84,8 @@ class DualAnnealing final : public Strategy {
     };
 
     for (;;) {  // one annealing per pass
-      std::vector<double> current = view.best_random_point(cost, rng, population_size(s_.start_sample, space.size(), 1), s_.lhs);
+      std::vector<double> current =
+          view.best_random_point(cost, rng, population_size(s_.start_sample, space.size(), 1), s_.lhs);
       double e_current = evaluate(current);
       // The start sample did the first chain's job (a global look at the space), so descend from its best at once;
       // scipy anneals a chain first, whose 2d visits at the starting temperature are near-uniform points snapped

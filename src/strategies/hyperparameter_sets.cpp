@@ -22,10 +22,12 @@ const std::unordered_map<std::string, std::vector<HyperparameterSet>>& all_sets(
     std::unordered_map<std::string, std::vector<HyperparameterSet>> m;
     m["random_sample"] = {{"kernel_tuner", kt, {{"fraction", Value(0.1)}}}};
     m["greedy_ils"] = {{"kernel_tuner", kt + " (restart after 50 evaluations without improvement, one random start)",
-                        {{"no_improvement", integer(50)}, {"random_walk", Value(0.3)}, {"start_sample", integer(1)}}}};
+                        {{"no_improvement", integer(50)}, {"random_walk", Value(0.3)}, {"start_sample", integer(1)},
+                         {"sampling", text("random")}}}};
     m["simulated_annealing"] = {{"kernel_tuner", kt + " (one random start)",
                                  {{"T", Value(0.1)}, {"T_min", Value(0.0001)}, {"alpha", Value(0.9975)},
-                                  {"maxiter", integer(1)}, {"start_sample", integer(1)}}}};
+                                  {"maxiter", integer(1)}, {"start_sample", integer(1)},
+                                  {"sampling", text("random")}}}};
     m["genetic_algorithm"] = {{"kernel_tuner",
                                kt + " (a random first generation, no elites, mutation to any valid value)",
                                {{"popsize", integer(26)}, {"maxiter", integer(90)}, {"method", text("single_point")},
@@ -51,7 +53,8 @@ const std::unordered_map<std::string, std::vector<HyperparameterSet>>& all_sets(
     const HyperparameterSet vndx{"paper", "the algorithm-design paper's HybridVNDX, as Kernel Tuner adopted it",
                                  {{"k", integer(5)}, {"cand_pool", integer(8)}, {"restart_iter", integer(100)},
                                   {"tabu_size", integer(300)}, {"elite_size", integer(5)}, {"temp0", Value(1.0)},
-                                  {"cooling", Value(0.995)}, {"start_sample", integer(1)}}};
+                                  {"cooling", Value(0.995)}, {"start_sample", integer(1)},
+                                  {"sampling", text("random")}}};
     HyperparameterSet vndx_kt = vndx;
     vndx_kt.name = "kernel_tuner";
     vndx_kt.description = kt + " (the paper's values)";
@@ -60,7 +63,7 @@ const std::unordered_map<std::string, std::vector<HyperparameterSet>>& all_sets(
         "paper", "the algorithm-design paper's adaptive tabu grey wolf, as Kernel Tuner adopted it",
         {{"pack_size", integer(8)}, {"tabu_factor", integer(3)}, {"shake_rate", Value(0.2)}, {"jump_rate", Value(0.15)},
          {"stagn_limit", integer(80)}, {"restart_ratio", Value(0.3)}, {"t0", Value(1.0)}, {"t_decay", Value(5.0)},
-         {"t_min", Value(0.0001)}, {"start_sample", integer(8)}}};
+         {"t_min", Value(0.0001)}, {"start_sample", integer(8)}, {"sampling", text("random")}}};
     HyperparameterSet wolves_kt = wolves;
     wolves_kt.name = "kernel_tuner";
     wolves_kt.description = kt + " (the paper's values)";

@@ -61,14 +61,16 @@ HyperparameterSpec randomize_spec() {
 StrategyInfo greedy_mls_info() {
   return {"greedy_mls",
           "multi-start local search: first-improvement hill climbing, each climb from the best of a uniform sample",
-          {neighbour_spec("Hamming"), restart_spec(true), randomize_spec(), constraint_aware_spec(), start_sample_spec(), opening_sampling_spec("lhs")},
+          {neighbour_spec("Hamming"), restart_spec(true), randomize_spec(), constraint_aware_spec(),
+           start_sample_spec(), opening_sampling_spec("lhs")},
           [](const Hyperparameters& h) { return std::make_unique<MultiStartLocalSearch>(h, std::nullopt); }};
 }
 
 StrategyInfo mls_info() {
   return {"mls",
           "multi-start local search: best-improvement hill climbing, each climb from the best of a uniform sample",
-          {neighbour_spec("Hamming"), restart_spec(false), randomize_spec(), constraint_aware_spec(), start_sample_spec(), opening_sampling_spec("lhs")},
+          {neighbour_spec("Hamming"), restart_spec(false), randomize_spec(), constraint_aware_spec(),
+           start_sample_spec(), opening_sampling_spec("lhs")},
           [](const Hyperparameters& h) { return std::make_unique<MultiStartLocalSearch>(h, std::nullopt); }};
 }
 

@@ -131,8 +131,8 @@ TEST(LatinHypercubeOpening, CoversEveryValueOfEveryParameter) {
     for (const char* name : {"a", "b", "c", "d", "e"}) builder.parameter(name, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
     return SearchSpace::build(builder.build());
   }();
-  for (const std::string strategy : {"hybrid_vndx", "adaptive_tabu_greywolf", "simulated_annealing", "greedy_mls", "mls",
-                                     "ordered_greedy_mls", "greedy_ils", "pattern_search", "torczon"})
+  for (const std::string strategy : {"hybrid_vndx", "adaptive_tabu_greywolf", "simulated_annealing", "greedy_mls",
+                                     "mls", "ordered_greedy_mls", "greedy_ils", "pattern_search", "torczon"})
     for (const std::uint64_t seed : {1u, 2u, 3u}) {
       testing::FakeEvaluator eval(open, [](std::size_t i) { return 1.0 + static_cast<double>((i * 2654435761u) % 97); },
                                   [](std::size_t) { return 1.0; });
