@@ -674,6 +674,11 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
   }
   result.independent_groups = comps.size();
 
+  // The full-width rows' largest value index (a bound: every value count).
+  std::uint32_t max_index = 0;
+  for (const auto& p : problem.parameters)
+    max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(p.values.size()));
+
   // Solve each component.
   std::vector<IndexMatrix> solutions;
   std::vector<std::vector<std::size_t>> comp_orders;
@@ -710,9 +715,6 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
       const IndexMatrix* layout = packed ? &*packed : nullptr;
       auto settle = [&](IndexMatrix rows) {
         if (!rows.is_packed() || packed_layout(problem, full_order, rows.rows())) return rows;
-        std::uint32_t max_index = 0;
-        for (const auto& p : problem.parameters)
-          max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(p.values.size()));
         IndexMatrix plain(d, max_index);
         plain.reserve_rows(rows.rows());
         plain.append(rows);
@@ -770,9 +772,6 @@ SolveResult solve(const Problem& problem, const std::vector<PreparedConstraint>&
   // An empty space may stop before every component has an order: complete it in declaration order.
   for (std::size_t p = 0; p < d; ++p)
     if (std::find(result.order.begin(), result.order.end(), p) == result.order.end()) result.order.push_back(p);
-  std::uint32_t max_index = 0;
-  for (const auto& p : problem.parameters)
-    max_index = std::max<std::uint32_t>(max_index, static_cast<std::uint32_t>(p.values.size()));
   result.rows = IndexMatrix(d, max_index);
   if (!empty && comps.empty()) {  // every parameter fixed: one configuration
     std::vector<std::uint32_t> row(d, 0);

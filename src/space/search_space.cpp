@@ -127,11 +127,7 @@ SearchSpace::SearchSpace(Problem problem, IndexMatrix matrix, ConstructionReport
   if (!matrix_.is_packed()) {
     if (auto packed = packed_layout(problem_, report_.order, size_)) {
       packed->reserve_rows(size_);
-      std::vector<std::uint32_t> row(d);
-      for (std::size_t r = 0; r < size_; ++r) {
-        matrix_.row(r, row.data());
-        packed->push_row(row.data());
-      }
+      packed->append(matrix_);  // row by row into the packed layout
       matrix_ = std::move(*packed);
     }
   }

@@ -86,9 +86,8 @@ class AdaptiveTabuGreyWolf final : public Strategy {
     const std::size_t sample_size = std::max(
         pack_size, population_size(static_cast<std::size_t>(s_.start_sample), space.size(), pack_size));
     // sampling=lhs: the sample is a Latin hypercube of the valid space (its known points replaced by fresh draws).
-    const std::vector<std::size_t> plan = s_.lhs && s_.constraint_aware
-                                              ? space.lhs_sample(std::min(sample_size, space.size()), rng)
-                                              : std::vector<std::size_t>{};
+    const std::vector<std::size_t> plan =
+        s_.lhs && s_.constraint_aware ? latin_hypercube_plan(space, sample_size, rng) : std::vector<std::size_t>{};
     for (std::size_t i = 0; i < sample_size; ++i) {
       std::optional<Config> c;
       if (i >= plan.size()) c = sample(space, cost, rng, sampler);

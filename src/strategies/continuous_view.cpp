@@ -134,9 +134,8 @@ std::vector<double> ContinuousView::point_of(std::span<const std::uint32_t> conf
 std::vector<double> ContinuousView::best_random_point(CostFunction& cost_function, Rng& rng, std::size_t n,
                                                       bool lhs) {
   const std::size_t count = std::max<std::size_t>(n, 1);
-  const std::vector<std::size_t> plan = lhs && aware_ && space_.size() > 0
-                                            ? space_.lhs_sample(std::min(count, space_.size()), rng)
-                                            : std::vector<std::size_t>{};
+  const std::vector<std::size_t> plan =
+      lhs && aware_ ? latin_hypercube_plan(space_, count, rng) : std::vector<std::size_t>{};
   std::vector<double> best;
   double best_cost = 0;
   for (std::size_t i = 0; i < count; ++i) {

@@ -183,7 +183,7 @@ class HybridVndx final : public Strategy {
         take_over ? best_evaluated(cost, std::min(sample_size, kTakeOverOpening)) : std::vector<std::size_t>{};
     // sampling=lhs: the sample is a Latin hypercube of the valid space (its known points replaced by fresh draws).
     const std::vector<std::size_t> plan = known.empty() && s_.lhs && s_.constraint_aware
-                                              ? space.lhs_sample(std::min(sample_size, space.size()), rng)
+                                              ? latin_hypercube_plan(space, sample_size, rng)
                                               : std::vector<std::size_t>{};
     std::vector<std::pair<double, Candidate>> opening;
     for (std::size_t i = 0; i < sample_size; ++i) {

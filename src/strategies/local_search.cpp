@@ -249,13 +249,14 @@ Point hill_climb(LocalMoves& moves, Point start, const ClimbOptions& options, Rn
 }
 
 std::vector<std::size_t> LocalMoves::latin_hypercube(std::size_t n) {
-  if (!aware_ || space_.size() == 0) return {};
-  return space_.lhs_sample(std::min(n, space_.size()), rng_);
+  if (!aware_) return {};
+  return latin_hypercube_plan(space_, n, rng_);
 }
 
 std::optional<Config> LocalMoves::planned_start(std::size_t planned) {
-  if (!cost_.known(planned)) return space_.config_at(planned);
-  return fresh_start();
+  const auto index = starts_.next_unless_known(planned, space_, cost_, rng_);  // (a plan exists only when aware)
+  if (!index) return std::nullopt;
+  return space_.config_at(*index);
 }
 
 std::optional<Point> best_of_fresh_starts(LocalMoves& moves, std::size_t n, bool lhs) {

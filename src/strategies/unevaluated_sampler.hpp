@@ -3,6 +3,7 @@
 // unevaluated draws of a uniform sample stream, taken from rng at the first call (an opening drawn first is
 // random_sample's first draws), then, should the stream run dry while some drawn configurations were never
 // evaluated, an explicit list of what is left (built once).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -19,7 +20,7 @@ class UnevaluatedSampler {
  public:
   // std::nullopt when every configuration has been evaluated.
   std::optional<std::size_t> next(const SearchSpace& space, const CostFunction& cost, Rng& rng);
-  // `planned` (a point of an opening's Latin hypercube) while it has no result, else next().
+  // `planned` (a point of latin_hypercube_plan) while it has no result, else next().
   std::optional<std::size_t> next_unless_known(std::size_t planned, const SearchSpace& space, const CostFunction& cost,
                                                Rng& rng) {
     if (!cost.known(planned)) return planned;
@@ -31,5 +32,12 @@ class UnevaluatedSampler {
   bool listed_ = false;
   std::vector<std::uint32_t> remaining_;
 };
+
+// The points of an opening drawn as a Latin hypercube (sampling=lhs): n distinct valid configurations, every one of
+// a smaller space, none of an empty one. Each is taken while it has no result (next_unless_known).
+inline std::vector<std::size_t> latin_hypercube_plan(const SearchSpace& space, std::size_t n, Rng& rng) {
+  if (space.size() == 0) return {};
+  return space.lhs_sample(std::min(n, space.size()), rng);
+}
 
 }  // namespace ktune::strategies
