@@ -32,8 +32,13 @@ run:
 	cmake --build $(BUILD) --target ktune -j $(JOBS)
 	./$(BUILD)/ktune tune examples/matmul/matmul_opencl.json --strategy genetic_algorithm --time-limit 60 --seed 1
 
+# ctest, and if a test fails, the failed ones once more at the end, one at a time with their output: a CI log's tail
+# then says why (the first output is far above it), and whether the failure repeats. Still a failure either way.
+CTEST = ctest --output-on-failure -j $(JOBS) || \
+  { echo '--- the failed tests once more, one at a time:'; ctest --rerun-failed --output-on-failure -j 1; exit 1; }
+
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && $(CTEST)
 
 # The CLI, libktune.a, the headers, the CMake package and ktune.pc under PREFIX (docs/library.md).
 install: build
@@ -56,7 +61,7 @@ bench: build
 asan: setup
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DKTUNE_WERROR=ON -DKTUNE_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && $(CTEST)
 
 # libFuzzer targets (fuzz/, docs/fuzzing.md), built with clang and ASan+UBSan, run one after another for FUZZ_SECONDS
 # each on a scratch copy of the committed corpus; non-zero if any finds a crash, hang, leak or sanitizer report.
