@@ -312,7 +312,10 @@ class Search {
     if (!s_.prior.empty()) {
       predict_with_prior();
       // Which model proposes: the one whose predictions of the configurations measured lately were better.
-      mu_ = scored_ >= kMinScored && prior_error_ > kPlainMargin * plain_error_ ? mu_plain_ : mu_prior_;
+      const bool scored = scored_ >= kMinScored, top = scored && top_error_ < prior_error_;
+      mu_ = scored && (top ? top_error_ : prior_error_) > kPlainMargin * plain_error_ ? mu_plain_
+            : top                                                                   ? mu_top_
+                                                                                    : mu_prior_;
     } else {
       gp_.predict(y_, mu_, sigma_);
     }
@@ -334,11 +337,23 @@ class Search {
     z_finite_ = standardised_improvements(mu_, sigma_, incumbent_, exploration_, z_);
   }
 
-  // The targets regressed on the sources' quantiles (non-negative least squares by coordinate descent on centred
-  // columns: a handful of sources, a few hundred points), the GP on the residuals, the regression added back.
+  // Two regressions of the targets on the sources (non-negative least squares by coordinate descent on centred
+  // columns: a handful of sources, a few hundred points), each with the GP on its residuals and added back: one on
+  // the sources' quantiles, one on their logarithm (kTopOffset added), which stretches the sources' best region and
+  // compresses the rest. The plain GP beside them.
   void predict_with_prior() {
+    fit_prior(false, mu_prior_);
+    fit_prior(true, mu_top_);
+    gp_.predict(y_, mu_plain_, sigma_plain_);
+  }
+
+  static constexpr double kTopOffset = 0.01;
+  void fit_prior(bool top, std::vector<double>& mu) {
     const std::size_t n = members_.size(), k = s_.prior.size();
-    const auto q = [&](std::size_t c, std::size_t index) { return static_cast<double>((*s_.prior[c])[index]); };
+    const auto q = [&](std::size_t c, std::size_t index) {
+      const double quantile = static_cast<double>((*s_.prior[c])[index]);
+      return top ? std::log(quantile + kTopOffset) : quantile;
+    };
     // Centred columns, one per source, over the GP's points.
     std::vector<double> mean_q(k, 0.0), coef(k, 0.0), norm(k, 0.0), centred(n * k);
     double mean_y = 0;
@@ -363,28 +378,29 @@ class Search {
         for (std::size_t i = 0; i < n; ++i) residual_[i] -= (updated - coef[c]) * x[i];
         coef[c] = updated;
       }
-    gp_.predict(residual_, mu_prior_, sigma_);
+    gp_.predict(residual_, mu, sigma_);
     for (std::size_t slot = 0; slot < pool_.size(); ++slot) {
       double m = mean_y;
       for (std::size_t c = 0; c < k; ++c) m += coef[c] * (q(c, pool_[slot]) - mean_q[c]);
-      mu_prior_[slot] += m;
+      mu[slot] += m;
     }
-    gp_.predict(y_, mu_plain_, sigma_plain_);
   }
 
   // --- which model proposes, with a prior -------------------------------------------------------------------------
   // The sources can agree with the target overall (their slow configurations are slow here too) and still rank its
   // best region wrongly; the regression on them then keeps the search where the sources' best were (reduction on
-  // PoCL at 4M elements from 16M: the sources' best are 1.1-1.3x the target's, whose best ranks 79th there). So both
-  // models predict every proposal, and each measurement scores them (squared error, each earlier one discounted by
-  // kErrorDiscount): the prior's model proposes unless, after kMinScored measurements, the plain GP's error is
+  // PoCL at 4M elements from 16M: the sources' best are 1.1-1.3x the target's, whose best ranks 79th there). So every
+  // model predicts every proposal, and each measurement scores them (squared error, each earlier one discounted by
+  // kErrorDiscount). Of the two prior models the one with the smaller error is the prior's (the quantiles' until
+  // kMinScored measurements), and it proposes unless, after kMinScored measurements, the plain GP's error is
   // kPlainMargin times smaller. (Chosen on the leave-one-out spaces of docs/transfer.md: margins 1, 1.5, 2, discounts
-  // 0.6, 0.8, 0.9, 0.95 and at least 0, 3, 5 measurements tried.)
+  // 0.6, 0.8, 0.9, 0.95 and at least 0, 3, 5 measurements tried; the logarithm's model and its margin of 1 (1.5, 2
+  // tried) later, where it halved the loss on that reduction space.)
   static constexpr double kPlainMargin = 1.5, kErrorDiscount = 0.8;
   static constexpr int kMinScored = 3;
   void remember_prediction(std::size_t slot) {
     if (s_.prior.empty()) return;
-    pending_.push_back({pool_[slot], mu_prior_[slot], mu_plain_[slot], y_mean_, y_scale_});
+    pending_.push_back({pool_[slot], mu_prior_[slot], mu_top_[slot], mu_plain_[slot], y_mean_, y_scale_});
   }
 
   void score_predictions(std::size_t index) {
@@ -395,6 +411,7 @@ class Search {
       const double y = (value(raw_.size() - 1) - p.mean) / p.scale;
       ++scored_;
       prior_error_ = kErrorDiscount * prior_error_ + (y - p.with_prior) * (y - p.with_prior);
+      top_error_ = kErrorDiscount * top_error_ + (y - p.with_top) * (y - p.with_top);
       plain_error_ = kErrorDiscount * plain_error_ + (y - p.plain) * (y - p.plain);
       return;
     }
@@ -504,15 +521,15 @@ class Search {
   std::vector<double> x_, y_, mu_, sigma_, residual_;
   std::vector<double> z_;  // per slot, EI's and PoI's standardised improvement
   bool z_finite_ = false;
-  // With a prior: both models' means, how the targets were standardised, their recent errors, the proposals awaiting
-  // their measurement.
+  // With a prior: the three models' means, how the targets were standardised, their recent errors, the proposals
+  // awaiting their measurement.
   struct Pending {
     std::size_t index;
-    double with_prior, plain, mean, scale;
+    double with_prior, with_top, plain, mean, scale;
   };
-  std::vector<double> mu_prior_, mu_plain_, sigma_plain_;
-  double y_mean_ = 0, y_scale_ = 1, prior_error_ = 0, plain_error_ = 0;
-  int scored_ = 0;  // measurements of proposals that scored both models
+  std::vector<double> mu_prior_, mu_top_, mu_plain_, sigma_plain_;
+  double y_mean_ = 0, y_scale_ = 1, prior_error_ = 0, top_error_ = 0, plain_error_ = 0;
+  int scored_ = 0;  // measurements of proposals that scored the models
   std::vector<Pending> pending_;
   std::vector<AfState> afs_;
 };
