@@ -106,9 +106,9 @@ TEST(TransferJob, CompareScoresColdAndTransferFromOtherDevicesOnly) {
 }
 
 // Reduction at 4M elements from the 16M size (PoCL, bench/spaces): the sizes agree overall (Spearman 0.92), but the
-// 16M size's best are 1.1-1.3 times the 4M optimum, which ranks 79th there. Regressed on the source's quantiles, the
-// search stayed in the source's best region (-0.030 against cold on average over seeds 0-2, -0.045 at worst); the
-// model on their logarithm, proposing when it predicts better, and the plain GP bring it to -0.011.
+// 16M size's best are 1.1-1.3 times the 4M optimum, which ranks 79th there. Regressed on the source's quantiles (the
+// plain GP beside it), the search stayed in the source's best region: -0.030 against cold on average over seeds 0-2,
+// -0.045 at worst. With the model on their logarithm, which proposes when it predicts better: -0.011.
 TEST(TransferJob, ASourceThatAgreesOnlyBelowTheTopCostsLittle) {
   if (ktune::testing::kUnderSanitizers) GTEST_SKIP() << "300 runs of a statistical check; the code is covered above";
   const std::string dir = std::string(KTUNE_SOURCE_DIR) + "/bench/spaces/cachefiles/reduction_ocl/";
