@@ -128,13 +128,38 @@ const char* to_string(RepetitionDecision decision) {
   return "?";
 }
 
-RepetitionDecision decide(const RepetitionPolicy& policy, const RunSummary& summary, const RunSummary* best) {
+void TypicalSpread::add(const RunSummary& summary) {
+  if (summary.runs < 2 || !std::isfinite(summary.spread)) return;
+  spreads_.insert(std::upper_bound(spreads_.begin(), spreads_.end(), summary.spread), summary.spread);
+}
+
+double TypicalSpread::value() const {
+  if (spreads_.size() < kConfigurations) return 0.0;
+  const std::size_t n = spreads_.size();
+  return n % 2 ? spreads_[n / 2] : 0.5 * (spreads_[n / 2 - 1] + spreads_[n / 2]);
+}
+
+namespace {
+
+// A summary's 95% interval, at least as wide as `spread` (relative) would make it for its number of runs.
+std::pair<double, double> widened(const RunSummary& s, double spread) {
+  if (s.runs < 2 || !(spread > s.spread)) return {s.low, s.high};
+  const double half =
+      t_quantile_95(s.runs - 1) * spread * std::abs(s.value) / std::sqrt(static_cast<double>(s.runs));
+  return {std::min(s.low, s.value - half), std::max(s.high, s.value + half)};
+}
+
+}  // namespace
+
+RepetitionDecision decide(const RepetitionPolicy& policy, const RunSummary& summary, const RunSummary* best,
+                          double typical_spread) {
   const auto runs = static_cast<long>(summary.runs);
   if (!policy.adaptive) return runs < policy.runs ? RepetitionDecision::more : RepetitionDecision::capped;
   if (runs < policy.min_runs) return RepetitionDecision::more;
-  if (policy.early_rejection && best && summary.low > best->high) return RepetitionDecision::rejected;
-  if ((summary.high - summary.low) / 2 <= policy.precision * std::abs(summary.value))
-    return RepetitionDecision::precise;
+  const auto [low, high] = widened(summary, typical_spread);
+  if (policy.early_rejection && best && low > widened(*best, typical_spread).second)
+    return RepetitionDecision::rejected;
+  if ((high - low) / 2 <= policy.precision * std::abs(summary.value)) return RepetitionDecision::precise;
   if (runs >= policy.max_runs) return RepetitionDecision::capped;
   return RepetitionDecision::more;
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace ktune {
 
@@ -48,9 +49,26 @@ RunSummary summarize_runs(std::span<const double> runs, Statistic statistic, boo
 enum class RepetitionDecision { more, precise, rejected, capped };
 const char* to_string(RepetitionDecision decision);
 
+// The typical scatter of a run's configurations: the median relative spread of those measured so far, once
+// kConfigurations have been (0 before). A few runs of one configuration can lie close together by chance (3 runs
+// of a kernel with 4% jitter: within a quarter of it 6% of the time), and an interval from their own scatter then
+// declares a configuration precise, or clearly slower than the best, when it is neither; decide() widens such an
+// interval to what the typical scatter gives for that many runs.
+class TypicalSpread {
+ public:
+  static constexpr std::size_t kConfigurations = 3;
+  void add(const RunSummary& summary);  // a configuration's final summary (one with at least 2 runs counts)
+  double value() const;
+
+ private:
+  std::vector<double> spreads_;  // ascending
+};
+
 // After the runs summarised in `summary`: whether to time more, and why not. `best` is the best configuration's
 // summary so far (lowest value), when there is one and early rejection applies (the objective is the time).
-RepetitionDecision decide(const RepetitionPolicy& policy, const RunSummary& summary, const RunSummary* best);
+// `typical_spread` (TypicalSpread::value(); 0: none) is the least scatter the intervals of both are taken to have.
+RepetitionDecision decide(const RepetitionPolicy& policy, const RunSummary& summary, const RunSummary* best,
+                          double typical_spread = 0);
 
 // How many runs to time next after `runs_so_far` when decide() says more: half again the runs so far (at least 2),
 // within max_runs. Few round trips, and never far past the point of deciding. 0 once max_runs is reached.

@@ -382,7 +382,10 @@ void append_t4_result(std::string& out, const Problem& problem, const Evaluation
     append_json_value(out, m.value);
     out += ", ";
     append_key(out, "unit");
-    append_json_string(out, !m.unit.empty() ? std::string_view(m.unit) : m.name.starts_with("time") ? "ms" : "");
+    // A time without a unit is in milliseconds (Kernel Tuner caches name none); time_runs, time_spread and the
+    // other counts and ratios of the runs are not times.
+    const bool a_time = m.name == "time" || m.name.ends_with("_time");
+    append_json_string(out, !m.unit.empty() ? std::string_view(m.unit) : a_time ? "ms" : "");
     out += '}';
   }
   out += "], ";

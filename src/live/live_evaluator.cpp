@@ -638,7 +638,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
     time_only(request);
     request.warmup = false;
     const RunSummary* best = reject_on_time_ && best_time_ ? &*best_time_ : nullptr;
-    while ((decision = decide(repetition, summary, best)) == RepetitionDecision::more) {
+    while ((decision = decide(repetition, summary, best, typical_spread_.value())) == RepetitionDecision::more) {
       request.iterations = static_cast<std::uint32_t>(next_runs(repetition, summary.runs));
       if (auto failed = send(request)) return finish(failed->first, std::move(failed->second));
       summary = summarize_runs(rec.runtimes_ms, spec_.statistic, true);
@@ -691,6 +691,7 @@ EvaluationRecord LiveEvaluator::evaluate_config(const std::vector<Value>& config
     values_[j] = value;
   }
   if (!best_time_ || summary.value < best_time_->value) best_time_ = summary;
+  typical_spread_.add(summary);
   return finish(Status::ok, "");
 }
 
@@ -725,16 +726,18 @@ std::vector<double> LiveEvaluator::time_again(std::size_t index, int runs, std::
     RepetitionPolicy repetition;
     bool verify;
     std::optional<RunSummary> best;
+    TypicalSpread typical;
     std::vector<double> values;
     std::map<std::string, double, std::less<>> measurements;
     ~Restore() {
       e.spec_.repetition = repetition;
       e.verify_ = verify;
       e.best_time_ = best;
+      e.typical_spread_ = typical;
       e.values_ = std::move(values);
       e.measurements_ = std::move(measurements);
     }
-  } restore{*this, spec_.repetition, verify_, best_time_, values_, measurements_};
+  } restore{*this, spec_.repetition, verify_, best_time_, typical_spread_, values_, measurements_};
   spec_.repetition = RepetitionPolicy{.adaptive = false, .runs = runs};
   verify_ = false;
   EvaluationRecord rec = evaluate_config(space_.values_at(index));

@@ -108,8 +108,9 @@ void export_cache(const StoredSpace& space, const std::vector<EvaluationRecord>&
   }
 }
 
-// The T4 writer gives "time*" measurements without a unit the unit "ms"; a store gives back what it was given, so
-// such units go through it as a marker that no JSON text holds unescaped, and come out empty again.
+// The T4 writer gives time measurements ("time", "*_time") without a unit the unit "ms"; a store gives back what it
+// was given, so the empty units of every "time*" measurement go through it as a marker that no JSON text holds
+// unescaped, and come out empty again.
 std::string t4_text(const Problem& problem, std::vector<EvaluationRecord>& records,
                     const std::vector<std::string>& objectives) {
   static constexpr std::string_view kNoUnit = "ktune-store:no-unit:5f0c9d";

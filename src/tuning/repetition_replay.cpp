@@ -23,7 +23,7 @@ EvaluationOutcome RepetitionReplay::evaluate(std::size_t index) {
   RunSummary summary = summarize_runs(runs.first(n), statistic_, true);
   RepetitionDecision decision;
   for (;;) {
-    decision = decide(policy, summary, best_ ? &*best_ : nullptr);
+    decision = decide(policy, summary, best_ ? &*best_ : nullptr, typical_.value());
     if (decision != RepetitionDecision::more) break;
     const int more = next_runs(policy, n);
     if (more == 0) {  // fewer recorded runs than min_runs: all of them
@@ -41,6 +41,7 @@ EvaluationOutcome RepetitionReplay::evaluate(std::size_t index) {
   value_ = summary.value;
   outcome.objectives = {&value_, 1};
   if (!best_ || summary.value < best_->value) best_ = summary;
+  typical_.add(summary);
   return outcome;
 }
 

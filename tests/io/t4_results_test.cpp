@@ -1,5 +1,6 @@
 // Reading and writing T4 results files (ktune/io/results_file.hpp).
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -258,6 +259,24 @@ TEST(T4Results, WriteThenReadGivesTheSameRecords) {
   EXPECT_THROW(write_t4_results(out, problem, records, {"time"}, nlohmann::json::array()), std::invalid_argument);
   records[0].config.pop_back();
   EXPECT_THROW(write_t4_results(out, problem, records, {"time"}), std::invalid_argument);
+}
+
+// A time measurement without a unit is written in milliseconds; the counts and ratios of the runs are not times.
+TEST(T4Results, OnlyTimesGetMillisecondsWithoutAUnit) {
+  const Problem problem = ProblemBuilder("p").parameter("bx", {32, 64}).build();
+  std::vector<EvaluationRecord> records(1);
+  records[0].config = {problem.parameters[0].values[0]};
+  records[0].status = Status::ok;
+  for (const char* name : {"time", "compile_time", "time_runs", "time_spread", "time_outliers", "time_rejected"})
+    records[0].measurements.push_back({name, Value(1.0), ""});
+  std::ostringstream out;
+  write_t4_results(out, problem, records, {"time"});
+  const nlohmann::json doc = nlohmann::json::parse(out.str());
+  std::map<std::string, std::string> units;
+  for (const auto& m : doc["results"][0]["measurements"]) units[m["name"]] = m["unit"];
+  EXPECT_EQ(units, (std::map<std::string, std::string>{{"time", "ms"}, {"compile_time", "ms"}, {"time_runs", ""},
+                                                       {"time_spread", ""}, {"time_outliers", ""},
+                                                       {"time_rejected", ""}}));
 }
 
 TEST(T4Results, WriteRealRecordsThenRead) {

@@ -54,6 +54,33 @@ TEST(Repetition, ClearlySlowerThanTheBestIsRejectedOnlyWhenTheIntervalsAreApart)
   EXPECT_EQ(decide(no_reject, summarize_runs(slow, Statistic::mean, true), &best), RepetitionDecision::more);
 }
 
+// Runs with 4% jitter, of which a few lie close together by chance: from their own scatter the slower configuration
+// (5 runs, 6% above the best, which has 7 quiet runs) looks clearly slower, and the best looks precise. With the
+// typical scatter of the configurations measured so far (4%), neither is decided yet.
+TEST(Repetition, AFewCloseRunsAreJudgedByTheTypicalScatter) {
+  const RepetitionPolicy policy = RepetitionPolicy::parse("auto");
+  const std::vector<double> best_runs = {1.000, 1.020, 0.995, 1.010, 1.030, 0.990, 1.005};
+  const RunSummary best = summarize_runs(best_runs, Statistic::mean, true);
+  const std::vector<double> five = {1.045, 1.070, 1.050, 1.080, 1.058};
+  const RunSummary slower = summarize_runs(five, Statistic::mean, true);
+  EXPECT_EQ(decide(policy, slower, &best), RepetitionDecision::rejected);
+  EXPECT_EQ(decide(policy, best, nullptr), RepetitionDecision::precise);
+  TypicalSpread typical;
+  EXPECT_EQ(typical.value(), 0.0);  // nothing measured yet
+  for (double spread : {0.041, 0.038, 0.044}) typical.add(RunSummary{.value = 1, .spread = spread, .runs = 15});
+  EXPECT_DOUBLE_EQ(typical.value(), 0.041);  // the median, from the third configuration on
+  EXPECT_EQ(decide(policy, slower, &best, typical.value()), RepetitionDecision::more);
+  EXPECT_EQ(decide(policy, best, nullptr, typical.value()), RepetitionDecision::more);
+  // Far apart, or precise against that scatter too: decided as before.
+  const std::vector<double> slow = {1.50, 1.52, 1.48, 1.51, 1.49};
+  EXPECT_EQ(decide(policy, summarize_runs(slow, Statistic::mean, true), &best, typical.value()),
+            RepetitionDecision::rejected);
+  std::vector<double> many(31, 1.0);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i] += (i % 2 ? 0.04 : -0.04);
+  EXPECT_EQ(decide(policy, summarize_runs(many, Statistic::mean, true), nullptr, typical.value()),
+            RepetitionDecision::precise);
+}
+
 TEST(Repetition, AFewDisturbedRunsAreOutliersButASlowModeIsNot) {
   const std::vector<double> runs = {1.0, 1.001, 0.999, 1.0, 1.002, 5.0};
   const RunSummary s = summarize_runs(runs, Statistic::mean, true);

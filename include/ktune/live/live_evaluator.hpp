@@ -148,6 +148,7 @@ class LiveEvaluator final : public Evaluator {
   std::string repetition_note_;            // why the repetition is not what the spec asked, or ""
   bool reject_on_time_ = false;            // early rejection applies (the one objective is the time, minimised)
   std::optional<RunSummary> best_time_;    // the fastest configuration's runs so far
+  TypicalSpread typical_spread_;           // the scatter of the configurations' runs so far
   ObserverOptions observer_options_;
   std::function<void(const std::string&, const std::string&)> on_worker_output_;
 

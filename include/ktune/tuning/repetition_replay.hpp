@@ -43,6 +43,7 @@ class RepetitionReplay final : public Evaluator {
   Statistic statistic_;
   bool applies_;
   std::optional<RunSummary> best_;
+  TypicalSpread typical_;
   double value_ = 0;
   std::uint64_t taken_ = 0, recorded_runs_ = 0, rejected_ = 0;
 };
