@@ -29,6 +29,8 @@ HyperparameterSpec start_sample_spec(std::int64_t default_size = 20);
 // "sampling": how that start sample is drawn, "random" (uniform, unevaluated) or "lhs" (a Latin hypercube of the
 // valid space, as the GA's and bayes_opt's first populations).
 HyperparameterSpec opening_sampling_spec(const std::string& default_method);
+// Whether that setting asks for the Latin hypercube.
+bool latin_hypercube_opening(const Hyperparameters& h);
 
 // Algorithm 1 (DE): the valid configuration nearest to `config` in index distance (sum of |value index
 // differences|); ties broken at random. `config` itself if it is valid. std::nullopt only for an empty space.

@@ -218,7 +218,7 @@ StrategyInfo adaptive_tabu_greywolf_info() {
                 h.get_int("budget"), h.get_int("pack_size"), h.get_int("tabu_factor"), h.get_float("shake_rate"),
                 h.get_float("jump_rate"), h.get_int("stagn_limit"), h.get_float("restart_ratio"), h.get_float("t0"),
                 h.get_float("t_decay"), h.get_float("t_min"), h.get_bool("constraint_aware"),
-                h.get_int("start_sample"), h.get_string("sampling") == "lhs"});
+                h.get_int("start_sample"), latin_hypercube_opening(h)});
           }};
 }
 

@@ -92,7 +92,7 @@ StrategyInfo basinhopping_info() {
                 parse_local_method(h.get_string("method")), h.get_float("T"), h.get_float("stepsize"),
                 static_cast<int>(h.get_int("niter")), static_cast<int>(h.get_int("maxiter")),
                 h.get_bool("constraint_aware"), static_cast<std::size_t>(h.get_int("start_sample")),
-                h.get_string("sampling") == "lhs"});
+                latin_hypercube_opening(h)});
           }};
 }
 

@@ -196,7 +196,7 @@ StrategyInfo dual_annealing_info() {
                 static_cast<int>(h.get_int("local_maxiter")), h.get_float("initial_temp"),
                 h.get_float("restart_temp_ratio"), h.get_float("visit"), h.get_float("accept"),
                 h.get_bool("constraint_aware"), static_cast<std::size_t>(h.get_int("start_sample")),
-                h.get_string("sampling") == "lhs"});
+                latin_hypercube_opening(h)});
           }};
 }
 

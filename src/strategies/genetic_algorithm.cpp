@@ -325,7 +325,7 @@ StrategyInfo genetic_algorithm_info() {
             s.crossover = parse_crossover(h.get_string("method"));
             s.mutation_chance = static_cast<std::size_t>(h.get_int("mutation_chance"));
             s.elitism = static_cast<std::size_t>(h.get_int("elitism"));
-            s.lhs = h.get_string("sampling") == "lhs";
+            s.lhs = latin_hypercube_opening(h);
             s.mutation = *parse_neighbour_method(h.get_string("mutation"));
             s.initial_popsize = static_cast<std::size_t>(h.get_int("initial_popsize"));
             s.constraint_aware = h.get_bool("constraint_aware");

@@ -22,7 +22,7 @@ class GreedyIls final : public Strategy {
         random_walk_(h.get_float("random_walk")),
         kick_budget_(h.get_float("kick_budget")),
         start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))),
-        lhs_(h.get_string("sampling") == "lhs") {
+        lhs_(latin_hypercube_opening(h)) {
     options_.first_improvement = h.get_bool("restart");
     options_.randomize = h.get_bool("randomize");
   }

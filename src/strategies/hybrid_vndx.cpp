@@ -383,7 +383,7 @@ StrategyInfo hybrid_vndx_info() {
             return std::make_unique<HybridVndx>(VndxSettings{
                 h.get_int("budget"), h.get_int("k"), h.get_int("cand_pool"), h.get_int("restart_iter"),
                 h.get_int("tabu_size"), h.get_int("elite_size"), h.get_float("temp0"), h.get_float("cooling"),
-                h.get_bool("constraint_aware"), h.get_int("start_sample"), h.get_string("sampling") == "lhs"});
+                h.get_bool("constraint_aware"), h.get_int("start_sample"), latin_hypercube_opening(h)});
           }};
 }
 

@@ -50,7 +50,7 @@ StrategyInfo minimize_info() {
                                               static_cast<int>(h.get_int("maxiter")), h.get_float("step"),
                                               h.get_bool("constraint_aware"),
                                               static_cast<std::size_t>(h.get_int("start_sample")),
-                                              h.get_string("sampling") == "lhs");
+                                              latin_hypercube_opening(h));
           }};
 }
 

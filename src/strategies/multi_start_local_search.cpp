@@ -26,7 +26,7 @@ class MultiStartLocalSearch final : public Strategy {
         aware_(h.get_bool("constraint_aware")),
         order_(std::move(order)),
         start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))),
-        lhs_(h.get_string("sampling") == "lhs") {
+        lhs_(latin_hypercube_opening(h)) {
     options_.first_improvement = h.get_bool("restart");
     options_.randomize = order_ ? false : h.get_bool("randomize");
   }

@@ -176,7 +176,7 @@ NsgaSettings nsga_settings(const Hyperparameters& h) {
                                             : NsgaCrossover::TwoPoint;
   s.crossover_probability = h.get_float("crossover_probability");
   s.mutation_probability = h.get_float("mutation_probability");
-  s.lhs = h.get_string("sampling") == "lhs";
+  s.lhs = latin_hypercube_opening(h);
   return s;
 }
 

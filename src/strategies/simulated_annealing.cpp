@@ -40,7 +40,7 @@ class SimulatedAnnealing final : public Strategy {
         method_(neighbour_method(h)),
         aware_(h.get_bool("constraint_aware")),
         start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))),
-        lhs_(h.get_string("sampling") == "lhs") {}
+        lhs_(latin_hypercube_opening(h)) {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     LocalMoves moves(space, cost, rng, method_, aware_);

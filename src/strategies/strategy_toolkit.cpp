@@ -56,6 +56,8 @@ HyperparameterSpec opening_sampling_spec(const std::string& default_method) {
           "valid space"};
 }
 
+bool latin_hypercube_opening(const Hyperparameters& h) { return h.get_string("sampling") == "lhs"; }
+
 std::optional<std::size_t> repair_by_index_distance(const SearchSpace& space, std::span<const std::uint32_t> config,
                                                     Rng& rng) {
   if (const auto index = space.index_of(config)) return *index;

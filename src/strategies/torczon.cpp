@@ -23,7 +23,7 @@ class Torczon final : public Strategy {
         contraction_(h.get_float("contraction")),
         aware_(h.get_bool("constraint_aware")),
         start_sample_(static_cast<std::size_t>(h.get_int("start_sample"))),
-        lhs_(h.get_string("sampling") == "lhs") {}
+        lhs_(latin_hypercube_opening(h)) {}
 
   void run(const SearchSpace& space, CostFunction& cost, Rng& rng) override {
     LocalMoves moves(space, cost, rng, NeighbourMethod::Hamming, aware_);
