@@ -81,7 +81,9 @@ bool standardised_improvements(std::span<const double> mu, std::span<const doubl
   return finite;
 }
 
-double acquisition_value(Acquisition af, const AcquisitionRound& r, std::size_t j) {
+namespace {
+
+double plain_value(Acquisition af, const AcquisitionRound& r, std::size_t j) {
   const double mu = r.mu[j], sigma = r.sigma[j];
   switch (af) {
     case Acquisition::Ei: {
@@ -98,6 +100,15 @@ double acquisition_value(Acquisition af, const AcquisitionRound& r, std::size_t 
   return mu;
 }
 
+}  // namespace
+
+double acquisition_value(Acquisition af, const AcquisitionRound& r, std::size_t j) {
+  const double v = plain_value(af, r, j);
+  if (r.runs.empty()) return v;
+  const double runs = r.runs[j];
+  return af == Acquisition::Ei || af == Acquisition::Poi ? runs * v : runs * v + (1 - runs) * r.failed_value;
+}
+
 std::size_t best_slot_by_full_scan(Acquisition af, const AcquisitionRound& r, const std::vector<std::size_t>& taken) {
   const std::size_t n = r.mu.size();
   std::size_t best = n;
@@ -110,6 +121,7 @@ std::size_t best_slot_by_full_scan(Acquisition af, const AcquisitionRound& r, co
 }
 
 std::size_t best_slot(Acquisition af, const AcquisitionRound& r, bool z_finite, const std::vector<std::size_t>& taken) {
+  if (!r.runs.empty()) return best_slot_by_full_scan(af, r, taken);  // the bounds below ignore the weights
   if (z_finite && af == Acquisition::Poi) return best_probability_slot(r, taken);
   if (z_finite && af == Acquisition::Ei) return best_expected_improvement_slot(r, taken);
   return best_slot_by_full_scan(af, r, taken);

@@ -17,6 +17,11 @@ struct AcquisitionRound {
   std::span<const double> mu, sigma, z;
   double incumbent = 0, exploration = 0;
   double beta = 0;  // LcbSrinivas' exploration weight this round
+  // Learned failure avoidance: per slot the probability that it runs (empty: every slot runs). A failure counts as
+  // the GP counts one, the worst cost seen (`failed_value`, standardised): EI and PoI are weighted by it (a failure
+  // improves nothing), LCB is its expectation over running and failing.
+  std::span<const double> runs;
+  double failed_value = 0;
 };
 
 double normal_cdf(double z);
@@ -30,7 +35,7 @@ bool standardised_improvements(std::span<const double> mu, std::span<const doubl
 double acquisition_value(Acquisition af, const AcquisitionRound& round, std::size_t j);
 
 // The slot minimising acquisition_value, skipping the slots in `taken`; of equal values the first; mu.size() when
-// every slot is taken. `z_finite`: what standardised_improvements returned.
+// every slot is taken. `z_finite`: what standardised_improvements returned. With `runs`, every slot is scored.
 std::size_t best_slot(Acquisition af, const AcquisitionRound& round, bool z_finite,
                       const std::vector<std::size_t>& taken);
 // The same by scoring every slot (the reference best_slot equals).

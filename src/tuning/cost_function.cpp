@@ -109,6 +109,12 @@ double CostFunction::operator()(std::span<const std::uint32_t> config) {
   return kInvalidCost;
 }
 
+double CostFunction::failure_probability(std::size_t index) {
+  if (!failure_model_) return 0.0;
+  failure_model_->update(trace_);
+  return failure_model_->failure_probability(index);
+}
+
 bool CostFunction::defer(std::size_t index) {
   if (stop_) throw BudgetExhausted();
   if (index >= space_.size() || known(index)) return false;

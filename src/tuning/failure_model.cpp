@@ -94,9 +94,10 @@ void FailureModel::update(const Trace& trace) {
     for (std::size_t s = 0; s < confirmed_.size(); ++s)
       if (sources_->record(s, index) == SourceRecord::failed) ++(failed ? confirmed_ : contradicted_)[s];
   }
-  // Refit with every new evaluation while there are few, then every 2% more (the fit costs O(n d^2)).
+  // Fitted from kFitFailures on (its probability weighs bayes_opt's choices; it is believed only from kMinFailures
+  // on); refit with every new evaluation while there are few, then every 2% more (the fit costs O(n d^2)).
   const std::size_t n = failed_.size();
-  if (n > before && failures_ >= kMinFailures && n - failures_ >= kMinFailures &&
+  if (n > before && failures_ >= kFitFailures && n - failures_ >= kFitFailures &&
       (n < 250 || n - fitted_ >= n / 50)) {
     fit_boundary();
     fitted_ = n;
@@ -183,7 +184,8 @@ void FailureModel::fit_boundary() {
       ++above;
       ran_above += !failed_[i];
     }
-  boundary_trusted_ = above >= kBoundaryMinSupport && ran_above * kBoundaryPrecision <= above;
+  boundary_trusted_ = failures_ >= kMinFailures && above >= kBoundaryMinSupport &&
+                      ran_above * kBoundaryPrecision <= above;
   // Closer to the estimated edge only as far as what was measured there, asked under this boundary, failed.
   std::size_t level = 0;
   while (level + 1 < std::size(kBoundaryProbabilities) && band_failed_[level + 1] >= kBoundaryMinSupport &&
@@ -207,6 +209,10 @@ bool FailureModel::failing_boundary(std::size_t index) const {
 
 double FailureModel::score_of(std::size_t index) const {
   return linear_score(weights_, [this, index](std::size_t c) { return feature(index, c); });
+}
+
+double FailureModel::failure_probability(std::size_t index) const {
+  return fitted_ > 0 ? 1.0 / (1.0 + std::exp(-score_of(index))) : 0.0;
 }
 
 bool FailureModel::trusts_source(std::size_t s) const {

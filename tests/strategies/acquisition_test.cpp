@@ -20,7 +20,7 @@ struct Pool {
   std::vector<double> mu, sigma, z;
   double incumbent = 0, exploration = 0;
   bool z_finite = false;
-  AcquisitionRound round() const { return {mu, sigma, z, incumbent, exploration, 1.7}; }
+  AcquisitionRound round() const { return {mu, sigma, z, incumbent, exploration, 1.7, {}, 0.0}; }
 };
 
 Pool make_pool(Rng& rng, std::size_t n, int kind) {
@@ -59,6 +59,32 @@ TEST(Acquisition, PrunedChoiceEqualsAFullScan) {
         taken.push_back(strategies::best_slot_by_full_scan(Acquisition::Ei, p.round(), taken));
     }
   }
+}
+
+// Learned failure avoidance: a slot's chance to run weighs EI and PoI (a failure improves nothing) and makes LCB an
+// expectation over running and failing (a failure counts as the worst value); the slot a little worse but sure to run
+// wins over the best that will likely fail, and nothing changes without the weights.
+TEST(Acquisition, AChanceToFailWeighsEveryFunction) {
+  Pool p;
+  p.mu = {-1.0, -0.8};
+  p.sigma = {0.3, 0.3};
+  p.z_finite = strategies::standardised_improvements(p.mu, p.sigma, 0.0, 0.0, p.z);
+  for (auto af : {Acquisition::Ei, Acquisition::Poi, Acquisition::Lcb, Acquisition::LcbSrinivas})
+    EXPECT_EQ(strategies::best_slot(af, p.round(), p.z_finite, {}), 0u);
+  const std::vector<double> runs{0.2, 1.0};
+  AcquisitionRound weighted = p.round();
+  weighted.runs = runs;
+  weighted.failed_value = 2.0;
+  for (auto af : {Acquisition::Ei, Acquisition::Poi, Acquisition::Lcb, Acquisition::LcbSrinivas}) {
+    EXPECT_EQ(strategies::best_slot(af, weighted, p.z_finite, {}), 1u) << static_cast<int>(af);
+    EXPECT_EQ(strategies::best_slot_by_full_scan(af, weighted, {}), 1u) << static_cast<int>(af);
+  }
+  EXPECT_DOUBLE_EQ(strategies::acquisition_value(Acquisition::Ei, weighted, 0),
+                   0.2 * strategies::acquisition_value(Acquisition::Ei, p.round(), 0));
+  EXPECT_DOUBLE_EQ(strategies::acquisition_value(Acquisition::Lcb, weighted, 0),
+                   0.2 * strategies::acquisition_value(Acquisition::Lcb, p.round(), 0) + 0.8 * 2.0);
+  EXPECT_DOUBLE_EQ(strategies::acquisition_value(Acquisition::Lcb, weighted, 1),
+                   strategies::acquisition_value(Acquisition::Lcb, p.round(), 1));
 }
 
 TEST(Acquisition, EveryTakenSlotMeansNoChoice) {

@@ -366,6 +366,61 @@ TEST(FailureAvoidance, TransferSourcesProtectTheRunFromItsStart) {
   EXPECT_LE(best_primed, best_cold * 1.02);
 }
 
+// bayes_opt weighs its choices by the model's chance that a configuration runs: near the edge, where the model is not
+// sure enough to defer, its GP alone kept asking configurations that fail half the time. At least 20% fewer failing
+// evaluations than without avoidance (27% here; the deferrals alone: 10%), and the best found no worse.
+TEST(FailureAvoidance, BayesOptWeighsItsChoicesByTheChanceToRun) {
+  const SearchSpace space = SearchSpace::build(grid(10));
+  // A limit on two parameters together (a + b >= 10 fails), the fastest along it.
+  const auto sum = [&](std::size_t i) { return space.value_index(i, 0) + space.value_index(i, 1); };
+  std::uint64_t failed_off = 0, failed_on = 0;
+  double best_off = 0, best_on = 0;
+  for (std::uint64_t seed = 0; seed < 6; ++seed) {
+    for (bool avoid : {false, true}) {
+      TuningOptions options;
+      options.budget.max_evaluations = 100;
+      options.seed = seed;
+      options.avoid_failures = avoid;
+      testing::FakeEvaluator evaluator(
+          space, [&](std::size_t i) { return 1.0 + std::abs(sum(i) - 8.5) + 0.1 * space.value_index(i, 2); },
+          [](std::size_t) { return 1.0; });
+      for (std::size_t i = 0; i < space.size(); ++i)
+        if (sum(i) >= 10) evaluator.failing.insert(i);
+      auto strategy = make_strategy("bayes_opt", {});
+      const TuningResult result = tune(space, evaluator, *strategy, options);
+      (avoid ? failed_on : failed_off) += failures_in(result.trace);
+      ASSERT_TRUE(result.trace.best());
+      (avoid ? best_on : best_off) += result.trace.cost(*result.trace.best());
+    }
+  }
+  EXPECT_LT(failed_on * 10, failed_off * 8) << failed_on << " against " << failed_off;
+  EXPECT_LE(best_on, best_off * 1.02);
+}
+
+TEST(FailureModel, AFailureProbabilityFromTheFirstFewFailures) {
+  const SearchSpace space = SearchSpace::build(grid(10));
+  testing::FakeEvaluator evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; });
+  for (std::size_t i = 0; i < space.size(); ++i)
+    if (over_the_limit(space, i)) evaluator.failing.insert(i);
+  CostFunctionOptions options;
+  options.avoid_failures = true;
+  CostFunction cost(space, evaluator, options);
+  const std::size_t far_in = at(space, 9, 4, 4), far_out = at(space, 0, 4, 4);
+  for (std::uint32_t k = 0; k + 1 < FailureModel::kFitFailures; ++k) {
+    (void)cost(at(space, 9, k, 0));
+    (void)cost(at(space, 0, k, 0));
+  }
+  EXPECT_EQ(cost.failure_probability(far_in), 0.0);  // not fitted yet: no estimate
+  (void)cost(at(space, 8, 9, 9));
+  (void)cost(at(space, 1, 9, 9));
+  // Fitted from kFitFailures on, before the model believes anything (kMinFailures): a soft estimate only.
+  EXPECT_GT(cost.failure_probability(far_in), 0.5);
+  EXPECT_LT(cost.failure_probability(far_out), 0.5);
+  EXPECT_FALSE(cost.was_deferred(far_in));
+  EXPECT_FALSE(std::isinf(cost(far_out)));
+  EXPECT_EQ(cost.deferrals(), 0u);
+}
+
 // A wrong prediction at the best configurations: a source of another device saw a = 5 fail too (a tighter limit), and
 // is believed (its failures at a >= 6 repeat here). bayes_opt does not learn from a deferred configuration (that
 // would teach its model that the best region is the worst) but comes back to it once it has learned more, and the

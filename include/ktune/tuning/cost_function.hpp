@@ -132,6 +132,10 @@ class CostFunction {
   // Whether `index` was answered as a predicted failure without a measurement and is still unmeasured: a strategy
   // with a model may set it aside rather than learn from an answer that is only a prediction.
   bool was_deferred(std::size_t index) const { return !known(index) && deferred_.contains(index); }
+  // avoid_failures: the failure model's soft estimate that `index` fails (FailureModel::failure_probability), for a
+  // strategy that weighs its choices by it; 0 without the option, and until the model has learned enough.
+  double failure_probability(std::size_t index);
+  bool learns_failures() const { return failure_model_ != nullptr; }
 
   // Whether `index` has a result already (a call for it would be free).
   bool known(std::size_t index) const { return memo_lookup(index) != npos; }

@@ -48,6 +48,7 @@ namespace ktune {
 class FailureModel {
  public:
   static constexpr std::size_t kMinFailures = 5;
+  static constexpr std::size_t kFitFailures = 3;  // the boundary is fitted from this many failures and successes
   static constexpr double kFailureOdds = 4.0;
   static constexpr std::size_t kNearest = 5;
   static constexpr std::size_t kNearestFailed = 4;
@@ -64,6 +65,11 @@ class FailureModel {
   void update(const Trace& trace);
   // Whether configuration `index` is predicted to fail (after update()).
   bool predicts_failure(std::size_t index) const;
+  // The boundary's probability that configuration `index` fails (after update()), believed or not: 0 until it has
+  // been fitted (kFitFailures failures and as many successes). A soft estimate, for a strategy that weighs its
+  // choices by it (bayes_opt's acquisition); predicts_failure() is the cautious yes/no that defers.
+  double failure_probability(std::size_t index) const;
+  bool fitted() const { return fitted_ > 0; }
   std::size_t failures() const { return failures_; }
   // Whether source s's failures are believed on this device (after update()).
   bool trusts_source(std::size_t s) const;
