@@ -51,6 +51,7 @@ struct BayesOptSettings {
   std::size_t max_observations = 100;
   std::size_t rotation = 16;
   bool log_transform = true;
+  double failure_aversion = 4;  // --avoid-failures: the power of the chance to run that weighs the acquisitions
   Prior prior;  // empty: none (prior_guided.hpp)
 };
 
@@ -342,19 +343,15 @@ class Search {
   // weighs its acquisition, a failure counting as the GP counts one (the worst cost seen; acquisition.hpp). The
   // model's yes/no defers only what it is sure of; near a failing region's edge, where it is not, the GP alone kept
   // asking configurations that failed half the time (bench/failures: nearly all of bayes_opt's failing evaluations
-  // after its first ten). The chance is taken to the power kFailureAversion: a failure also spends an evaluation.
-  // (Chosen on bench/failures and the 12 GPU spaces, docs/live-tuning.md: 1 cut failing evaluations by 20 %, 4 by
-  // 31 % at no cost to the scores, 8 and 16 by 34 % and 41 % but cost 0.04 and 0.21 on RTX Titan pnpoly, whose best
-  // configurations border a staircase of failures.)
-  static constexpr double kFailureAversion = 4;
+  // after its first ten). The chance is taken to the power `failureaversion`: a failure also spends an evaluation.
   void weigh_by_failures(double mean, double scale) {
     runs_.clear();
-    if (!cost_.learns_failures() || !best_) return;
+    if (!cost_.learns_failures() || !best_ || s_.failure_aversion <= 0) return;
     bool any = false;
     runs_.resize(pool_.size());
     for (std::size_t slot = 0; slot < pool_.size(); ++slot) {
       const double p = cost_.failure_probability(pool_[slot]);
-      runs_[slot] = std::pow(1 - p, kFailureAversion);
+      runs_[slot] = std::pow(1 - p, s_.failure_aversion);
       any = any || p > 0;
     }
     if (!any) {
@@ -549,7 +546,7 @@ class Search {
   std::vector<double> x_, y_, mu_, sigma_, residual_;
   std::vector<double> z_;  // per slot, EI's and PoI's standardised improvement
   bool z_finite_ = false;
-  std::vector<double> runs_;  // per slot, its chance to run to the power kFailureAversion (empty: no model yet)
+  std::vector<double> runs_;  // per slot, its chance to run to the power failure_aversion (empty: no model yet)
   double failed_value_ = 0;   // a failure's standardised value
   // With a prior: the three models' means, how the targets were standardised, their recent errors, the proposals
   // awaiting their measurement.
@@ -620,6 +617,7 @@ BayesOptSettings bayes_opt_settings(const Hyperparameters& h) {
   s.max_candidates = static_cast<std::size_t>(h.get_int("maxcandidates"));
   s.max_observations = static_cast<std::size_t>(h.get_int("maxobservations"));
   s.rotation = static_cast<std::size_t>(h.get_int("candidaterotation"));
+  s.failure_aversion = h.get_float("failureaversion");
   s.log_transform = h.get_string("transform") == "log";
   return s;
 }
@@ -676,7 +674,12 @@ StrategyInfo bayes_opt_info() {
            {"candidaterotation", T::Int, Value(std::int64_t{16}), 0.0, {}, {},
             "pool members replaced by fresh random configurations per evaluation (subsampled pool only)"},
            {"transform", T::String, Value(std::string("log")), {}, {}, {"none", "log"},
-            "what the GP models: the cost, or its logarithm when every cost is positive (Kernel Tuner: none)"}},
+            "what the GP models: the cost, or its logarithm when every cost is positive (Kernel Tuner: none)"},
+           // failureaversion 4: chosen on bench/failures and the 12 GPU spaces (docs/live-tuning.md): 1 cut failing
+           // evaluations by 20 %, 4 by 31 % at no cost to the scores, 8 and 16 by 34 % and 41 % but cost 0.04 and
+           // 0.21 on RTX Titan pnpoly, whose best configurations border a staircase of failures.
+           {"failureaversion", T::Float, Value(4.0), 0.0, {}, {},
+            "--avoid-failures: acquisitions weighted by the chance to run to this power (0: not weighted)"}},
           [](const Hyperparameters& h) { return std::make_unique<BayesOpt>(bayes_opt_settings(h)); }};
 }
 

@@ -368,15 +368,17 @@ TEST(FailureAvoidance, TransferSourcesProtectTheRunFromItsStart) {
 
 // bayes_opt weighs its choices by the model's chance that a configuration runs: near the edge, where the model is not
 // sure enough to defer, its GP alone kept asking configurations that fail half the time. At least 20% fewer failing
-// evaluations than without avoidance (27% here; the deferrals alone: 10%), and the best found no worse.
+// evaluations than without avoidance (27% here; the deferrals alone, failureaversion 0: 10%), and the best found no
+// worse.
 TEST(FailureAvoidance, BayesOptWeighsItsChoicesByTheChanceToRun) {
   const SearchSpace space = SearchSpace::build(grid(10));
   // A limit on two parameters together (a + b >= 10 fails), the fastest along it.
   const auto sum = [&](std::size_t i) { return space.value_index(i, 0) + space.value_index(i, 1); };
-  std::uint64_t failed_off = 0, failed_on = 0;
+  std::uint64_t failed_off = 0, failed_on = 0, failed_unweighted = 0;
   double best_off = 0, best_on = 0;
   for (std::uint64_t seed = 0; seed < 6; ++seed) {
-    for (bool avoid : {false, true}) {
+    for (int mode = 0; mode < 3; ++mode) {  // no avoidance, avoidance, avoidance without the weights
+      const bool avoid = mode > 0;
       TuningOptions options;
       options.budget.max_evaluations = 100;
       options.seed = seed;
@@ -386,14 +388,19 @@ TEST(FailureAvoidance, BayesOptWeighsItsChoicesByTheChanceToRun) {
           [](std::size_t) { return 1.0; });
       for (std::size_t i = 0; i < space.size(); ++i)
         if (sum(i) >= 10) evaluator.failing.insert(i);
-      auto strategy = make_strategy("bayes_opt", {});
+      auto strategy = make_strategy("bayes_opt", {{"failureaversion", Value(mode == 2 ? 0.0 : 4.0)}});
       const TuningResult result = tune(space, evaluator, *strategy, options);
+      if (mode == 2) {
+        failed_unweighted += failures_in(result.trace);
+        continue;
+      }
       (avoid ? failed_on : failed_off) += failures_in(result.trace);
       ASSERT_TRUE(result.trace.best());
       (avoid ? best_on : best_off) += result.trace.cost(*result.trace.best());
     }
   }
   EXPECT_LT(failed_on * 10, failed_off * 8) << failed_on << " against " << failed_off;
+  EXPECT_LT(failed_on * 10, failed_unweighted * 9) << failed_on << " against " << failed_unweighted << " unweighted";
   EXPECT_LE(best_on, best_off * 1.02);
 }
 
