@@ -94,8 +94,8 @@ void FailureModel::update(const Trace& trace) {
     for (std::size_t s = 0; s < confirmed_.size(); ++s)
       if (sources_->record(s, index) == SourceRecord::failed) ++(failed ? confirmed_ : contradicted_)[s];
   }
-  // Fitted from kFitFailures on (its probability weighs bayes_opt's choices; it is believed only from kMinFailures
-  // on); refit with every new evaluation while there are few, then every 2% more (the fit costs O(n d^2)).
+  // Fitted from kFitFailures failures and successes on (its probability weighs bayes_opt's choices; it is believed
+  // only from kMinFailures of each on, as before); refit with every new evaluation while there are few, then every 2% more (the fit costs O(n d^2)).
   const std::size_t n = failed_.size();
   if (n > before && failures_ >= kFitFailures && n - failures_ >= kFitFailures &&
       (n < 250 || n - fitted_ >= n / 50)) {
@@ -184,7 +184,7 @@ void FailureModel::fit_boundary() {
       ++above;
       ran_above += !failed_[i];
     }
-  boundary_trusted_ = failures_ >= kMinFailures && above >= kBoundaryMinSupport &&
+  boundary_trusted_ = failures_ >= kMinFailures && n - failures_ >= kMinFailures && above >= kBoundaryMinSupport &&
                       ran_above * kBoundaryPrecision <= above;
   // Closer to the estimated edge only as far as what was measured there, asked under this boundary, failed.
   std::size_t level = 0;

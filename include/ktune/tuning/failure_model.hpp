@@ -69,7 +69,6 @@ class FailureModel {
   // been fitted (kFitFailures failures and as many successes). A soft estimate, for a strategy that weighs its
   // choices by it (bayes_opt's acquisition); predicts_failure() is the cautious yes/no that defers.
   double failure_probability(std::size_t index) const;
-  bool fitted() const { return fitted_ > 0; }
   std::size_t failures() const { return failures_; }
   // Whether source s's failures are believed on this device (after update()).
   bool trusts_source(std::size_t s) const;
