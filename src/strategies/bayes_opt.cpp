@@ -351,7 +351,8 @@ class Search {
     runs_.resize(pool_.size());
     for (std::size_t slot = 0; slot < pool_.size(); ++slot) {
       const double p = cost_.failure_probability(pool_[slot]);
-      runs_[slot] = std::pow(1 - p, s_.failure_aversion);
+      // (A floor: where the model is sure of every candidate, the acquisition still orders them.)
+      runs_[slot] = std::max(std::pow(1 - p, s_.failure_aversion), 1e-12);
       any = any || p > 0;
     }
     if (!any) {
