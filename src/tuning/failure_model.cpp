@@ -95,7 +95,8 @@ void FailureModel::update(const Trace& trace) {
       if (sources_->record(s, index) == SourceRecord::failed) ++(failed ? confirmed_ : contradicted_)[s];
   }
   // Fitted from kFitFailures failures and successes on (its probability weighs bayes_opt's choices; it is believed
-  // only from kMinFailures of each on, as before); refit with every new evaluation while there are few, then every 2% more (the fit costs O(n d^2)).
+  // only from kMinFailures of each on, as before); refit with every new evaluation while there are few, then every
+  // 2% more (the fit costs O(n d^2)).
   const std::size_t n = failed_.size();
   if (n > before && failures_ >= kFitFailures && n - failures_ >= kFitFailures &&
       (n < 250 || n - fitted_ >= n / 50)) {

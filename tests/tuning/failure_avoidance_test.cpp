@@ -423,7 +423,8 @@ TEST(FailureModel, AFailureProbabilityFromTheFirstFewFailures) {
   // Fitted from kFitFailures on, before the model believes anything (kMinFailures): a soft estimate only.
   EXPECT_GT(cost.failure_probability(far_in), 0.5);
   EXPECT_LT(cost.failure_probability(far_out), 0.5);
-  EXPECT_FALSE(cost.was_deferred(far_in));
+  EXPECT_TRUE(std::isinf(cost(far_in)));  // measured (and it fails), not deferred
+  EXPECT_TRUE(cost.known(far_in));
   EXPECT_FALSE(std::isinf(cost(far_out)));
   EXPECT_EQ(cost.deferrals(), 0u);
 }
