@@ -283,14 +283,27 @@ TEST(FailureModel, RefusesSourcesOfAnotherSpace) {
   EXPECT_THROW(FailureModel(small, prior), std::invalid_argument);
 }
 
+// A cost function with failure avoidance on the grid where a >= 6 fails, every configuration that runs costing 1.
+struct AvoidingCost {
+  testing::FakeEvaluator evaluator;
+  CostFunction cost;
+  explicit AvoidingCost(const SearchSpace& space)
+      : evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; }),
+        cost(space, evaluator, avoiding()) {
+    for (std::size_t i = 0; i < space.size(); ++i)
+      if (over_the_limit(space, i)) evaluator.failing.insert(i);
+  }
+  static CostFunctionOptions avoiding() {
+    CostFunctionOptions options;
+    options.avoid_failures = true;
+    return options;
+  }
+};
+
 TEST(FailureAvoidance, APredictedFailureIsDeferredThenMeasuredWhenAskedAgain) {
   const SearchSpace space = SearchSpace::build(grid(10));
-  testing::FakeEvaluator evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; });
-  for (std::size_t i = 0; i < space.size(); ++i)
-    if (over_the_limit(space, i)) evaluator.failing.insert(i);
-  CostFunctionOptions options;
-  options.avoid_failures = true;
-  CostFunction cost(space, evaluator, options);
+  AvoidingCost run(space);
+  CostFunction& cost = run.cost;
   // Teach it: failures at a = 9, successes at a = 0.
   for (std::size_t b = 0; b < 10; ++b) {
     (void)cost(*space.index_of(std::vector<std::uint32_t>{9, static_cast<std::uint32_t>(b), 0}));
@@ -406,12 +419,8 @@ TEST(FailureAvoidance, BayesOptWeighsItsChoicesByTheChanceToRun) {
 
 TEST(FailureModel, AFailureProbabilityFromTheFirstFewFailures) {
   const SearchSpace space = SearchSpace::build(grid(10));
-  testing::FakeEvaluator evaluator(space, [](std::size_t) { return 1.0; }, [](std::size_t) { return 1.0; });
-  for (std::size_t i = 0; i < space.size(); ++i)
-    if (over_the_limit(space, i)) evaluator.failing.insert(i);
-  CostFunctionOptions options;
-  options.avoid_failures = true;
-  CostFunction cost(space, evaluator, options);
+  AvoidingCost run(space);
+  CostFunction& cost = run.cost;
   const std::size_t far_in = at(space, 9, 4, 4), far_out = at(space, 0, 4, 4);
   for (std::uint32_t k = 0; k + 1 < FailureModel::kFitFailures; ++k) {
     (void)cost(at(space, 9, k, 0));
