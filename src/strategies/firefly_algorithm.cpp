@@ -12,6 +12,7 @@
 
 #include "strategies/continuous_view.hpp"
 #include "strategies/strategy_infos.hpp"
+#include "strategies/spread_order.hpp"
 #include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
@@ -65,7 +66,7 @@ class Firefly final : public Strategy {
       std::vector<std::size_t> start;
       if (s_.aware) {
         const std::size_t m = std::min(n, space.size());
-        start = s_.paper ? space.random_sample(m, rng) : space.lhs_sample(m, rng);
+        start = s_.paper ? space.random_sample(m, rng) : spread_first(space, space.lhs_sample(m, rng));
       }
       // Its configurations are known before any is evaluated: announced, a live evaluator compiles them ahead and
       // several devices measure them at once (a hint only: the results are those without it).

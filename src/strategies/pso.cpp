@@ -10,6 +10,7 @@
 
 #include "strategies/continuous_view.hpp"
 #include "strategies/strategy_infos.hpp"
+#include "strategies/spread_order.hpp"
 #include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
@@ -65,7 +66,8 @@ class Pso final : public Strategy {
         if (taking_over(cost)) start = best_evaluated(cost, n);
         if (start.size() < n) {
           const std::size_t more = std::min(n - start.size(), space.size());
-          const auto sample = s_.paper ? space.random_sample(more, rng) : space.lhs_sample(more, rng);
+          const auto sample =
+              s_.paper ? space.random_sample(more, rng) : spread_first(space, space.lhs_sample(more, rng));
           start.insert(start.end(), sample.begin(), sample.end());
         }
       }

@@ -13,6 +13,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/uniform_sample_stream.hpp"
+#include "strategies/spread_order.hpp"
 
 namespace ktune::strategies {
 
@@ -34,10 +35,11 @@ class UnevaluatedSampler {
 };
 
 // The points of an opening drawn as a Latin hypercube (sampling=lhs): n distinct valid configurations, every one of
-// a smaller space, none of an empty one. Each is taken while it has no result (next_unless_known).
+// a smaller space, none of an empty one, spread first (spread_order.hpp). Each is taken while it has no result
+// (next_unless_known).
 inline std::vector<std::size_t> latin_hypercube_plan(const SearchSpace& space, std::size_t n, Rng& rng) {
   if (space.size() == 0) return {};
-  return space.lhs_sample(std::min(n, space.size()), rng);
+  return spread_first(space, space.lhs_sample(std::min(n, space.size()), rng));
 }
 
 }  // namespace ktune::strategies
