@@ -12,7 +12,6 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "strategies/strategy_infos.hpp"
-#include "strategies/spread_order.hpp"
 #include "ktune/strategy_toolkit.hpp"
 
 namespace ktune::strategies {
@@ -120,7 +119,7 @@ class GeneticAlgorithm final : public Strategy {
                                              std::size_t popsize) const {
     std::vector<Individual> population;
     if (s_.constraint_aware && s_.lhs && !s_.paper) {
-      for (std::size_t index : spread_first(space, space.lhs_sample(popsize, rng))) {
+      for (std::size_t index : space.lhs_sample(popsize, rng)) {
         // A restart should explore: replace sampled points that are known already.
         auto genes = space.config_at(cost.known(index) ? fresh_valid_index(space, cost, rng) : index);
         if (!contains(population, genes)) population.push_back(make(space, std::move(genes)));
