@@ -3,10 +3,10 @@
 The tuning itself runs in ktune's C++ library (the native module ``ktune._ktune``); this package gives it Kernel
 Tuner's Python interface. See docs/python.md for what is supported and what differs from Kernel Tuner.
 """
-from ktune import observers, strategies, util  # reachable as attributes, as Kernel Tuner's are after its import
+from ktune import observers, strategies, util, wrappers  # reachable as attributes, as Kernel Tuner's are after its import
 from ktune._ktune import JobError, __version__
 from ktune.interface import run_kernel, tune_cache, tune_kernel, tune_kernel_T1
 from ktune.report import report
 
 __all__ = ["JobError", "__version__", "observers", "report", "run_kernel", "strategies", "tune_cache", "tune_kernel",
-           "tune_kernel_T1", "util"]
+           "tune_kernel_T1", "util", "wrappers"]
