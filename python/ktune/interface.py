@@ -205,9 +205,11 @@ def _strategy_settings(strategy, strategy_options, seed=None):
         raise ValueError(f"strategy_options['max_fevals'] must be a positive integer, not {max_fevals!r}")
     if max_fevals is not None:
         max_fevals = min(int(max_fevals), 2**64 - 1)  # more than any space holds: no limit
-    if time_limit is not None and (not isinstance(time_limit, numbers.Real) or not time_limit > 0
+    if time_limit is not None and (not isinstance(time_limit, numbers.Real) or not time_limit >= 0
                                    or not math.isfinite(time_limit)):
         raise ValueError(f"strategy_options['time_limit'] must be a positive number of seconds, not {time_limit!r}")
+    if time_limit is not None and time_limit == 0:
+        raise RuntimeError(_startup_exceeded(time_limit))
     if strategy is None:
         strategy = _ktune.default_strategy(max_fevals, time_limit)
     strategy, strategy_object = _strategy_object(strategy)
@@ -242,6 +244,19 @@ def _strategy_settings(strategy, strategy_options, seed=None):
     return strategy, settings, max_fevals, time_limit, int(seed), strategy_object
 
 
+def _startup_exceeded(time_limit):
+    # Kernel Tuner's words (its TuningBudget raises them; scripts and tests match "startup time of the tuning process").
+    return (f"The startup time of the tuning process has exceeded the time limit of {time_limit:g} s: nothing was "
+            f"evaluated; give a larger strategy_options['time_limit']")
+
+
+def _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit):
+    """Kernel Tuner raises RuntimeError when its time limit is spent before the first evaluation, rather than return
+    no results; so does ktune (a run that resumed results from a cache or store returns them)."""
+    if time_limit is not None and not out["results"] and out["env"].get("stop_reason") == "time limit":
+        raise RuntimeError(_startup_exceeded(time_limit))
+
+
 def _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective, objective_higher_is_better,
               objectives, seed, verbose, quiet, metrics, store="", transfer=(), wisdom="", dashboard=None,
               avoid_failures=False):
@@ -260,6 +275,7 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
     out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep, seed,
                           None, strategy_object, store, list(transfer), wisdom, dashboard, avoid_failures)
     _refuse_an_empty_space(out, restrictions, tune_params, path)
+    _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
     return _finish(out, computed, objective_names, verbose, quiet, live_run=False)
 
 
@@ -393,6 +409,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                            wisdom_path, _integer(confirm_top, "confirm_top", 0, 1000), dashboard_port,
                            avoid_failures)
     _refuse_an_empty_space(out, restrictions, tune_params, f"kernel {kernel_name}")
+    _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
     return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
 
 
@@ -607,6 +624,7 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
     out = _ktune.tune_files(path, simulate_path, cache_path, replayed,
                             None if device is None else int(device), strategy, settings, max_fevals, time_limit,
                             objective_texts, seed)
+    _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
     results, env = _finish(out, [], objective_names, False, True, live_run=not simulation_mode)
     if not output_T4:
         return results, env

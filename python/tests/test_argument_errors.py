@@ -118,6 +118,27 @@ def test_out_of_range_and_wrongly_typed_values_name_their_argument(convolution_c
     assert results
 
 
+def test_a_time_limit_spent_before_the_first_evaluation_raises_as_in_kernel_tuner(convolution_cache):
+    # Kernel Tuner raises RuntimeError ("The startup time of the tuning process has exceeded the time limit") rather
+    # than return no results; its test_time_budgets.py checks it with time_limit 0.
+    startup = "startup time of the tuning process has exceeded the time limit of"
+    with pytest.raises(RuntimeError, match=startup + " 0 s"):
+        c_kernel(strategy="random_sample", strategy_options={"time_limit": 0.0})
+    with pytest.raises(RuntimeError, match=startup + " 1e-06 s"):
+        c_kernel(strategy="random_sample", strategy_options={"time_limit": 1e-6})
+    with pytest.raises(RuntimeError, match=startup + " 0 s"):
+        ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"time_limit": 0},
+                         quiet=True)
+    # In simulation the limit is simulated time, charged after each evaluation: the first always runs.
+    results, _ = ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"time_limit": 1e-9},
+                                  quiet=True)
+    assert len(results) == 1
+    with pytest.raises(ValueError, match=r"time_limit'\] must be a positive number of seconds, not -1"):
+        c_kernel(strategy_options={"time_limit": -1})
+    results, env = c_kernel(strategy="random_sample", strategy_options={"time_limit": 30.0})
+    assert len(results) == 2 and env["stop_reason"] != "time limit"
+
+
 def test_restrictions_that_exclude_everything_are_refused():
     with pytest.raises(ValueError, match="the restrictions exclude every one of the 2 configurations of tune_params"):
         c_kernel(restrictions=["unroll > 100"])
