@@ -9,6 +9,7 @@ import numbers
 import operator
 import os
 import warnings
+from time import perf_counter
 
 from ktune import _ktune, live
 from ktune.util import config_output_string, error_config, get_config_string
@@ -259,7 +260,7 @@ def _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit):
 
 def _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective, objective_higher_is_better,
               objectives, seed, verbose, quiet, metrics, store="", transfer=(), wisdom="", dashboard=None,
-              avoid_failures=False):
+              avoid_failures=False, started=None):
     if cache is None:
         raise ValueError("simulation_mode needs a cache file (cache=...) to replay")
     path = live.path_argument(cache, "cache")
@@ -276,7 +277,7 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
                           None, strategy_object, store, list(transfer), wisdom, dashboard, avoid_failures)
     _refuse_an_empty_space(out, restrictions, tune_params, path)
     _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
-    return _finish(out, computed, objective_names, verbose, quiet, live_run=False)
+    return _finish(out, computed, objective_names, verbose, quiet, live_run=False, started=started)
 
 
 def _add_observer_extras(result, parameters, observers):
@@ -285,9 +286,28 @@ def _add_observer_extras(result, parameters, observers):
         result.update(observer.extras.get(key, {}))
 
 
-def _finish(out, computed, objective_names, verbose, quiet, live_run, observers=()):
+_TIMINGS = ("framework_time", "strategy_time", "compile_time", "verification_time", "benchmark_time")
+
+
+def _add_total_timings(results, env, started):
+    """Kernel Tuner's env totals: each step's time summed over the results (ms), and ``overhead_time``, the rest of
+    the time the call took (plus ``simulated_time`` in a replay, whose compile, verification and benchmark times are
+    the recorded ones), so that the six add up to it. Not added where a result lacks a step's time, as in Kernel
+    Tuner; a time a cache did not record (NaN) counts as 0."""
+    if started is None or not all(key in r for r in results for key in _TIMINGS):
+        return
+    totals = {key: math.fsum(r[key] for r in results if isinstance(r[key], (int, float)) and math.isfinite(r[key]))
+              for key in _TIMINGS}
+    for key, total in totals.items():
+        env["total_" + key] = total
+    elapsed = 1000 * (perf_counter() - started) + env.get("simulated_time", 0.0)
+    env["overhead_time"] = elapsed - math.fsum(totals.values())
+
+
+def _finish(out, computed, objective_names, verbose, quiet, live_run, observers=(), started=None):
     """Kernel Tuner's results and env from a job's output, with the callable metrics and the observers' non-numeric
-    values added, printed as Kernel Tuner prints them."""
+    values added, printed as Kernel Tuner prints them; ``started`` (perf_counter() when the call began) adds the
+    totals of the steps' times (_add_total_timings)."""
     results, env = out["results"], out["env"]
     for message in out["messages"]:
         if not message.startswith("the live view: "):  # printed on stderr when it was opened
@@ -334,6 +354,7 @@ def _finish(out, computed, objective_names, verbose, quiet, live_run, observers=
                 low, high = item["interval"]
                 print(f"  {tag:<6} {item['time']:.4g} ms [{low:.4g}, {high:.4g}] "
                       f"{get_config_string(item['result'], list(shown), units)}")
+    _add_total_timings(results, env, started)
     return results, env
 
 
@@ -370,6 +391,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     that the run's failures (and, with ``transfer``, the sources' failures once they repeat here) predict to fail are
     deferred (docs/live-tuning.md); ``env["deferred"]`` counts the answers given without a measurement.
     """
+    started = perf_counter()  # env's timing totals add up to the time from here (Kernel Tuner's overhead_time)
     dashboard_port = _dashboard_port(dashboard)
     if not isinstance(avoid_failures, bool):
         raise TypeError(f"avoid_failures must be True or False, not {type(avoid_failures).__name__}")
@@ -379,7 +401,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     if simulation_mode:
         return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
                          objective_higher_is_better, objectives, seed, verbose, quiet, metrics, store_path,
-                         transfer_paths, wisdom_path, dashboard_port, avoid_failures)
+                         transfer_paths, wisdom_path, dashboard_port, avoid_failures, started)
     _refuse_unsupported(smem_args=smem_args, cmem_args=cmem_args, texmem_args=texmem_args)
     _check_tune_params(tune_params)
     for forbidden in ("grid_size_x", "grid_size_y", "grid_size_z", "time"):
@@ -410,7 +432,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                            avoid_failures)
     _refuse_an_empty_space(out, restrictions, tune_params, f"kernel {kernel_name}")
     _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
-    return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters)
+    return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters, started=started)
 
 
 def _dashboard_port(dashboard):
@@ -570,6 +592,7 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
 def tune_cache(cache_path, restrictions=None, **kwargs):
     """Kernel Tuner's tune_cache: tunes in simulation from a brute-forced cache file (Kernel Tuner cache or T4) with
     its own parameters; ``restrictions`` narrow it further. Takes tune_kernel's keyword arguments."""
+    started = perf_counter()
     unknown = set(kwargs) - {"strategy", "strategy_options", "tune_params", "objective", "objective_higher_is_better",
                              "objectives", "seed", "verbose", "quiet", "metrics", "simulation_mode", "kernel_name",
                              "problem_size", "cache"}
@@ -578,7 +601,7 @@ def tune_cache(cache_path, restrictions=None, **kwargs):
     return _simulate(cache_path, kwargs.get("strategy"), kwargs.get("strategy_options"), restrictions,
                      kwargs.get("tune_params"), kwargs.get("objective"), kwargs.get("objective_higher_is_better"),
                      kwargs.get("objectives"), kwargs.get("seed"), kwargs.get("verbose", False),
-                     kwargs.get("quiet", False), kwargs.get("metrics"))
+                     kwargs.get("quiet", False), kwargs.get("metrics"), started=started)
 
 
 def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", objective_higher_is_better=False,
@@ -588,6 +611,7 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
     file's KernelSpecification.SimulationInput) with ``simulation_mode``. The file's Search (strategy and its
     attributes) and Budget (ConfigurationCount, TuningDuration) apply unless given here. Returns
     ``(T4 metadata, T4 results)`` as dicts with ``output_T4``, else ``(results, env)``."""
+    started = perf_counter()
     path = live.path_argument(input_filepath, "input_filepath")
     with open(path, encoding="utf-8") as f:
         document = json.load(f)
@@ -625,7 +649,7 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
                             None if device is None else int(device), strategy, settings, max_fevals, time_limit,
                             objective_texts, seed)
     _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
-    results, env = _finish(out, [], objective_names, False, True, live_run=not simulation_mode)
+    results, env = _finish(out, [], objective_names, False, True, live_run=not simulation_mode, started=started)
     if not output_T4:
         return results, env
     tune_params = {name: [] for name in out["parameters"]}

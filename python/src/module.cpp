@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <memory>
 #include <stdexcept>
 #include <optional>
+#include <utility>
 #include <span>
 #include <string>
 #include <vector>
@@ -430,17 +432,25 @@ void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr
 // Sees every evaluation while the job runs: a Ctrl-C pressed meanwhile (Python only notes it while C++ runs)
 // becomes a stop request, so the job ends with what it measured; each new result goes to `on_result.result(dict)`,
 // if given (the Python layer prints it as Kernel Tuner's logs do).
+// It also times each evaluation as it happens, for a replay's records (see replay_times).
 class PythonListener final : public TuningListener {
  public:
   PythonListener(const TuneJob& job, py::object on_result, std::shared_ptr<PythonErrors> errors)
       : job_(job), on_result_(std::move(on_result)), errors_(std::move(errors)) {}
+  void on_evaluation_start(const CostFunction&, std::size_t) override { started_ = std::chrono::steady_clock::now(); }
   void on_evaluation(const CostFunction& cost, std::size_t position) override {
+    const auto ended = std::chrono::steady_clock::now();
+    const TraceEntry& entry = cost.trace()[position];
+    if (started_ && !entry.resumed) {
+      if (times_.size() <= position) times_.resize(position + 1, {NAN, NAN});
+      times_[position] = {std::chrono::duration<double, std::milli>(ended - *started_).count(), entry.strategy_ms};
+    }
+    started_.reset();
     py::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) {
       PyErr_Clear();
       request_stop(SIGINT);
     }
-    const TraceEntry& entry = cost.trace()[position];
     if (on_result_.is_none() || entry.resumed) return;
     try {
       on_result_.attr("result")(result_dict(job_.space().problem(), job_.evaluator().record(entry.index)));
@@ -450,10 +460,22 @@ class PythonListener final : public TuningListener {
     }
   }
 
+  // A replay's records carry the recorded run's framework and strategy times; Kernel Tuner's simulation mode reports
+  // those of the replay itself (its compile, verification and benchmark times stay the recorded ones, summed in
+  // env["simulated_time"]), so that its env totals add up to the time the replay took. Measured per trace position:
+  // the evaluation's own time (the framework's) and the strategy's time before it asked. NaN: not measured.
+  void replay_times(std::size_t position, py::dict& result) const {
+    if (position >= times_.size() || std::isnan(times_[position].first)) return;
+    result["framework_time"] = times_[position].first;
+    result["strategy_time"] = times_[position].second;
+  }
+
  private:
   const TuneJob& job_;
   py::object on_result_;
   std::shared_ptr<PythonErrors> errors_;
+  std::optional<std::chrono::steady_clock::time_point> started_;
+  std::vector<std::pair<double, double>> times_;  // per trace position: framework ms, strategy ms
 };
 
 // Runs the job without the GIL and returns {parameters, results, env, best, pareto_front, messages}. What a callback
@@ -493,7 +515,11 @@ py::dict run_job(TuneRequest request, py::object on_result, const std::shared_pt
   if (interrupted) clear_stop_request();  // the next run in this interpreter starts afresh
   const Problem& problem = job->space().problem();
   py::list results;
-  for (const EvaluationRecord& record : outcome->records) results.append(result_dict(problem, record));
+  for (std::size_t position = 0; position < outcome->records.size(); ++position) {
+    py::dict result = result_dict(problem, outcome->records[position]);
+    if (!job->live() && listener) listener->replay_times(position, result);
+    results.append(std::move(result));
+  }
 
   py::dict env;
   env["device_name"] = job->evaluator().device_name();

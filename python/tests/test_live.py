@@ -234,3 +234,23 @@ def test_tune_kernel_t1_live_with_the_files_search_and_budget(tmp_path):
         raise
     assert len(results) == 2 and env["strategy"] == "random_sample" and env["simulation"] is False
     assert all("__error__" not in r for r in results)
+
+
+def test_env_totals_add_up_to_the_time_tune_kernel_took():
+    # Kernel Tuner's test_time_keeping (there on CUDA): every total and overhead_time positive, and together they are
+    # the wall time of the call, within 10 ms.
+    import time
+    a, b, c, n = data()
+    start = time.perf_counter()
+    results, env = run_or_skip("vector_add", VECTOR_ADD_C, int(n), [c, a, b, n], {"unroll": [1, 2, 4, 8, 16, 32]},
+                               lang="C", answer=[a + b, None, None, None], strategy="genetic_algorithm",
+                               strategy_options={"method": "uniform", "popsize": 5, "maxiter": 50,
+                                                 "mutation_chance": 1, "max_fevals": 6},
+                               iterations=3, quiet=True)
+    wall_ms = (time.perf_counter() - start) * 1e3
+    assert len(results) == 6
+    timings = ["total_framework_time", "total_strategy_time", "total_compile_time", "total_verification_time",
+               "total_benchmark_time", "overhead_time"]
+    assert all(env[key] > 0.0 for key in timings), {key: env[key] for key in timings}
+    recorded = sum(env[key] for key in timings)
+    assert 0 < recorded < wall_ms and wall_ms - recorded < 10

@@ -3,6 +3,7 @@ Kernel Tuner's result dicts, its objectives, strategy_options and restrictions, 
 import gzip
 import json
 import subprocess
+import time
 import warnings
 
 import pytest
@@ -238,3 +239,26 @@ def test_a_published_set_of_hyperparameters_and_options_beside_it(convolution_ca
     assert env["strategy_options"]["c1"] == 2.0      # the option beside it wins, wherever it is written
     with pytest.raises(ValueError, match="kernel_tuner"):
         ktune.tune_cache(convolution_cache, strategy="pso", strategy_options={"set": "table4"}, quiet=True)
+
+
+def test_env_totals_add_up_to_the_time_the_replay_took(convolution_cache):
+    # Kernel Tuner's test_simulation_runner: every total and overhead_time positive, and with simulated_time they
+    # add up to the call's wall time plus the simulated time, within 10 ms. The records' compile, verification and
+    # benchmark times are the recorded ones; their framework and strategy times are the replay's own.
+    start = time.perf_counter()
+    results, env = ktune.tune_cache(convolution_cache, strategy="random_sample",
+                                    strategy_options={"max_fevals": 50}, quiet=True)
+    actual_ms = (time.perf_counter() - start) * 1e3
+    timings = ["total_framework_time", "total_strategy_time", "total_compile_time", "total_benchmark_time",
+               "overhead_time"]
+    assert all(env[key] > 0.0 for key in timings), {key: env[key] for key in timings}
+    recorded = sum(env[key] for key in timings) + env["total_verification_time"]
+    assert recorded - env["simulated_time"] > 0
+    assert 0 <= actual_ms + env["simulated_time"] - recorded < 10
+    with gzip.open(convolution_cache, "rt") as f:
+        cache = json.load(f)["cache"]
+    names = parameters_of(convolution_cache)
+    for r in results:
+        entry = cache[",".join(str(r[name]) for name in names)]
+        assert r["compile_time"] == pytest.approx(entry["compile_time"])
+        assert r["framework_time"] < actual_ms  # the replay's own, not the recorded run's
