@@ -8,6 +8,90 @@ from ktune import _ktune
 from ktune.live import path_argument
 
 
+# The T4 formats (the community's "Open Autotuning" results and metadata formats, version 1.0.0) as JSON Schemas
+# (draft 2020-12), for output_file_schema: what store_output_file and store_metadata_file write validates against
+# them. Written from the formats' field lists; a result needs its configuration, times, invalidity and correctness.
+_SCHEMA_VERSION = "1.0.0"
+_VERSION_PATTERN = "^[0-9]+[.][0-9]+[.][0-9]+$"
+_T4_RESULTS_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "T4 tuning results",
+    "type": "object",
+    "properties": {
+        "schema_version": {"type": "string", "pattern": _VERSION_PATTERN},
+        "metadata": {"type": "object"},
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "timestamp": {"type": "string"},
+                    "configuration": {"type": "object"},
+                    "objectives": {"type": "array"},
+                    "times": {
+                        "type": "object",
+                        "properties": {
+                            "compilation_time": {"type": "number"},
+                            "runtimes": {"type": "array"},
+                            "framework": {"type": "number"},
+                            "search_algorithm": {"type": "number"},
+                            "validation": {"type": "number"},
+                        },
+                    },
+                    "invalidity": {"enum": ["timeout", "compile", "runtime", "correctness", "constraints", "correct"]},
+                    "correctness": {"type": "number"},
+                    "measurements": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string"},
+                                "value": {"type": ["number", "string", "array"]},
+                                "unit": {"type": "string"},
+                            },
+                        },
+                    },
+                },
+                "required": ["configuration", "times", "invalidity", "correctness"],
+            },
+        },
+    },
+    "required": ["schema_version", "results"],
+}
+_T4_METADATA_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "T4 tuning metadata",
+    "type": "object",
+    "properties": {
+        "schema_version": {"type": "string", "pattern": _VERSION_PATTERN},
+        "metadata": {
+            "type": "object",
+            "properties": {
+                "zenodo": {"type": "object"},
+                "hardware": {
+                    "type": "object",
+                    "properties": {"hardware_description": {"type": "array"}, "operating_system": {"type": "string"}},
+                },
+                "environment": {
+                    "type": "object",
+                    "properties": {"device_query": {"type": "object"}, "requirements": {"type": "array"}},
+                },
+            },
+        },
+    },
+    "required": ["schema_version", "metadata"],
+}
+
+
+def output_file_schema(target):
+    """Kernel Tuner's output_file_schema: ``(version, schema)`` of the T4 ``"results"`` or ``"metadata"`` format, the
+    JSON Schema (a dict, for ``jsonschema.validate``) that store_output_file's and store_metadata_file's files meet."""
+    schemas = {"results": _T4_RESULTS_SCHEMA, "metadata": _T4_METADATA_SCHEMA}
+    if target not in schemas:
+        raise ValueError(f"output_file_schema: target must be 'results' or 'metadata', not {target!r}")
+    return _SCHEMA_VERSION, json.loads(json.dumps(schemas[target]))  # a copy the caller may change
+
+
 def filename_ensure_json_extension(filename):
     """The name with ``.json`` appended unless it ends with it, as Kernel Tuner names its output files."""
     filename = path_argument(filename, "the file name")
@@ -29,9 +113,9 @@ def get_t4_metadata():
     return {
         "schema_version": "1.0.0",
         "metadata": {
-            "hardware": {"hardware_description": [{"machine": platform.machine(), "processor": platform.processor()}]},
+            "hardware": {"hardware_description": [{"machine": platform.machine(), "processor": platform.processor()}],
+                         "operating_system": platform.platform()},
             "environment": {
-                "operating_system": platform.platform(),
                 "requirements": [f"ktune=={_ktune.__version__}", f"python=={platform.python_version()}"],
                 "executable": sys.executable,
             },
