@@ -83,6 +83,133 @@ _T4_METADATA_SCHEMA = {
 }
 
 
+# The T1 tuning-problem format (version 1.0.0, draft-07), for input_file_schema and get_input_file: a configuration
+# space of named, typed parameters whose Values is a Python expression giving the list, with conditions over them,
+# and the kernel it belongs to; a search strategy, budgets and general settings may follow.
+_FILL_TYPES = ["Constant", "Random", "Generator", "Script", "BinaryRaw", "BinaryHDF"]
+_SIZE = {"type": "object", "properties": {axis: {"type": "string"} for axis in "XYZ"}, "required": ["X"]}
+_T1_INPUT_SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "T1 tuning problem",
+    "type": "object",
+    "properties": {
+        "ConfigurationSpace": {
+            "type": "object",
+            "properties": {
+                "TuningParameters": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"Name": {"type": "string"},
+                                   "Type": {"enum": ["int", "uint", "float", "bool", "string"]},
+                                   "Values": {"type": "string"}},
+                    "required": ["Name", "Type", "Values"]}},
+                "Conditions": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"Parameters": {"type": "array", "items": {"type": "string"}},
+                                   "Expression": {"type": "string"}},
+                    "required": ["Parameters", "Expression"]}},
+            },
+            "required": ["TuningParameters"],
+        },
+        "Search": {"type": "object", "properties": {
+            "Name": {"type": "string"},
+            "Attributes": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"Name": {"type": "string"},
+                               "Value": {"type": ["number", "string", "boolean", "object", "array"]}},
+                "required": ["Name", "Value"]}}},
+            "required": ["Name"]},
+        "Budget": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"Type": {"enum": ["TuningDuration", "ConfigurationCount", "ConfigurationFraction"]},
+                           "BudgetValue": {"type": "number"}},
+            "required": ["Type", "BudgetValue"]}},
+        "General": {"type": "object", "properties": {
+            "FormatVersion": {"type": "integer"},
+            "LoggingLevel": {"enum": ["Off", "Error", "Warning", "Info", "Debug"]},
+            "TimeUnit": {"enum": ["Nanoseconds", "Microseconds", "Milliseconds", "Seconds"]},
+            "OutputFile": {"type": "string"},
+            "OutputFormat": {"enum": ["JSON", "XML"]}}},
+        "KernelSpecification": {
+            "type": "object",
+            "properties": {
+                "Language": {"enum": ["OpenCL", "CUDA", "Vulkan", "Hypertuner"]},
+                "KernelName": {"type": "string"},
+                "KernelFile": {"type": "string"},
+                "CompilerOptions": {"type": "array", "items": {"type": "string"}},
+                "Profiling": {"type": "boolean"},
+                "GlobalSizeType": {"enum": ["OpenCL", "CUDA", "Vulkan"]},
+                "SharedMemory": {"type": "integer"},
+                "SimulationInput": {"type": "string"},
+                "Device": {"type": "object", "properties": {"PlatformId": {"type": "integer"},
+                                                            "DeviceId": {"type": "integer"},
+                                                            "Name": {"type": "string"}}},
+                "GlobalSize": _SIZE,
+                "LocalSize": _SIZE,
+                "Arguments": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "Name": {"type": "string"},
+                        "Type": {"enum": ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+                                          "uint64"]
+                                 + [f"{base}{width}" for base in ("half", "float", "double")
+                                    for width in ("", "2", "4", "8", "16")] + ["custom"]},
+                        "Size": {"type": ["integer", "string"]},
+                        "TypeSize": {"type": "integer"},
+                        "FillType": {"enum": _FILL_TYPES},
+                        "FillValue": {"type": "number"},
+                        "DataSource": {"type": "string"},
+                        "RandomSeed": {"type": "integer"},
+                        "AccessType": {"enum": ["ReadOnly", "WriteOnly", "ReadWrite"]},
+                        "MemoryType": {"enum": ["Scalar", "Vector", "Local", "Symbol"]},
+                    },
+                    "required": ["Type", "MemoryType"]}},
+                "ReferenceArguments": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "Name": {"type": "string"},
+                        "TargetName": {"type": "string"},
+                        "FillType": {"enum": _FILL_TYPES},
+                        "FillValue": {"type": "number"},
+                        "DataSource": {"type": "string"},
+                        "RandomSeed": {"type": "integer"},
+                        "ValidationMethod": {"enum": ["AbsoluteDifference", "SideBySideComparison",
+                                                      "SideBySideRelativeComparison"]},
+                        "ValidationThreshold": {"type": "number"},
+                    },
+                    "required": ["Name", "TargetName", "FillType"]}},
+            },
+            "required": ["Language", "KernelName", "KernelFile", "GlobalSize", "LocalSize"],
+        },
+    },
+    "required": ["ConfigurationSpace", "KernelSpecification"],
+}
+
+
+def input_file_schema():
+    """Kernel Tuner's input_file_schema: ``(version, schema)`` of the T1 tuning-problem format (a JSON Schema dict)."""
+    return _SCHEMA_VERSION, json.loads(json.dumps(_T1_INPUT_SCHEMA))
+
+
+def get_input_file(filepath, validate=True):
+    """Kernel Tuner's get_input_file: the T1 file's contents as a dict; with ``validate``, checked against the T1
+    schema first (``ValueError`` naming the file and the place of the first violation). Needs python3-jsonschema
+    to validate, as Kernel Tuner does."""
+    path = path_argument(filepath, "the T1 file")
+    with open(path, encoding="utf-8") as f:
+        try:
+            document = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not JSON: {e}") from None
+    if validate:
+        import jsonschema  # Debian's python3-jsonschema (scripts/setup.sh)
+        errors = sorted(jsonschema.Draft7Validator(_T1_INPUT_SCHEMA).iter_errors(document),
+                        key=lambda e: list(e.absolute_path))
+        if errors:
+            where = "/".join(str(p) for p in errors[0].absolute_path) or "the top level"
+            raise ValueError(f"{path}: not a T1 file: at {where}: {errors[0].message}")
+    return document
+
+
 def output_file_schema(target):
     """Kernel Tuner's output_file_schema: ``(version, schema)`` of the T4 ``"results"`` or ``"metadata"`` format, the
     JSON Schema (a dict, for ``jsonschema.validate``) that store_output_file's and store_metadata_file's files meet."""

@@ -195,6 +195,33 @@ def _strategy_object(strategy):
         "runner, tuning_options) uses Kernel Tuner's internals and cannot run here")
 
 
+def _custom_search_method(path, class_name, options):
+    """Kernel Tuner's ``custom_search_method_path``: the optimiser class named ``class_name`` (the strategy) from the
+    Python file, made with the options as keyword arguments (all but ``seed``, which stays the run's; these options
+    are then used up), wrapped for tuning. ``constraint_aware`` is taken and ignored: a ktune cost function hands a
+    custom optimiser valid configurations only."""
+    import importlib.util
+    from ktune.strategies.wrapper import OptAlgWrapper
+    path = live.path_argument(path, "strategy_options['custom_search_method_path']")
+    if not isinstance(class_name, str) or not class_name.isidentifier():
+        raise ValueError(f"with custom_search_method_path, strategy must name the optimiser class in {path}, not "
+                         f"{class_name!r}")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"custom_search_method_path {path!r} does not exist (relative names are found from "
+                                f"{os.getcwd()})")
+    spec = importlib.util.spec_from_file_location(f"_ktune_custom_{class_name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    optimizer_class = getattr(module, class_name, None)
+    if optimizer_class is None:
+        raise ValueError(f"{path} defines no class {class_name}")
+    options.pop("constraint_aware", None)
+    arguments = {k: v for k, v in options.items() if k != "seed"}
+    for key in arguments:
+        del options[key]
+    return OptAlgWrapper(optimizer_class(**arguments))
+
+
 def _strategy_settings(strategy, strategy_options, seed=None):
     """The strategy's name (when None: auto with a budget, else brute_force), native object (custom optimisers),
     budget, hyperparameters and seed from ``strategy_options`` (the ``seed`` argument first, else the option, else 0);
@@ -211,6 +238,9 @@ def _strategy_settings(strategy, strategy_options, seed=None):
         raise ValueError(f"strategy_options['time_limit'] must be a positive number of seconds, not {time_limit!r}")
     if time_limit is not None and time_limit == 0:
         raise RuntimeError(_startup_exceeded(time_limit))
+    custom_path = options.pop("custom_search_method_path", None)
+    if custom_path is not None:
+        strategy = _custom_search_method(custom_path, strategy, options)
     if strategy is None:
         strategy = _ktune.default_strategy(max_fevals, time_limit)
     strategy, strategy_object = _strategy_object(strategy)
@@ -630,8 +660,6 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
         elif kind == "ConfigurationFraction":
             raise NotImplementedError("Budget ConfigurationFraction is not supported (nor by Kernel Tuner)")
     strategy, settings, max_fevals, time_limit, seed, strategy_object = _strategy_settings(strategy, options)
-    if strategy_object is not None:
-        raise NotImplementedError("tune_kernel_T1 runs ktune's strategies by name")
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, None)
     simulate_path = ""
     if simulation_mode:
@@ -645,9 +673,16 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
                                                                                           "cache_filepath")
     # A replay takes iterations only as adaptive repetition to replay ("auto"); Kernel Tuner's 7 is what was recorded.
     replayed = None if simulation_mode and not str(iterations).startswith("auto") else _iterations(iterations)
+    # Kernel Tuner passes a device name here (the T1 file's Device.Name by default): a replay's device is the
+    # recording's, so a name is taken and not used; live, the device is chosen by its index.
+    if isinstance(device, str):
+        if not simulation_mode:
+            raise ValueError(f"device {device!r}: a live tune_kernel_T1 takes the device's index (0, 1, ...), or None "
+                             "for the T1 file's Device.DeviceId")
+        device = None
     out = _ktune.tune_files(path, simulate_path, cache_path, replayed,
-                            None if device is None else int(device), strategy, settings, max_fevals, time_limit,
-                            objective_texts, seed)
+                            None if device is None else _integer(device, "device", 0, 2**31 - 1), strategy, settings,
+                            max_fevals, time_limit, objective_texts, seed, strategy_object)
     _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
     results, env = _finish(out, [], objective_names, False, True, live_run=not simulation_mode, started=started)
     if not output_T4:

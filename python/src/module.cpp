@@ -438,9 +438,11 @@ class PythonListener final : public TuningListener {
   PythonListener(const TuneJob& job, py::object on_result, std::shared_ptr<PythonErrors> errors)
       : job_(job), on_result_(std::move(on_result)), errors_(std::move(errors)) {}
   void on_evaluation_start(const CostFunction&, std::size_t) override { started_ = std::chrono::steady_clock::now(); }
+  void on_revisit(const CostFunction&, std::size_t position) override { requests_.push_back(position); }
   void on_evaluation(const CostFunction& cost, std::size_t position) override {
     const auto ended = std::chrono::steady_clock::now();
     const TraceEntry& entry = cost.trace()[position];
+    if (!entry.resumed) requests_.push_back(position);
     if (started_ && !entry.resumed) {
       if (times_.size() <= position) times_.resize(position + 1, {NAN, NAN});
       times_[position] = {std::chrono::duration<double, std::milli>(ended - *started_).count(), entry.strategy_ms};
@@ -464,6 +466,35 @@ class PythonListener final : public TuningListener {
   // those of the replay itself (its compile, verification and benchmark times stay the recorded ones, summed in
   // env["simulated_time"]), so that its env totals add up to the time the replay took. Measured per trace position:
   // the evaluation's own time (the framework's) and the strategy's time before it asked. NaN: not measured.
+  // The trace positions of the results in Kernel Tuner's order: those resumed from a cache or store first (the
+  // first `resumed` positions; the strategy's first request of one is that listing), then every request of the
+  // strategy as it came, revisits included; a position no request reached (none should) is added at the end, so
+  // that nothing measured is left out.
+  std::vector<std::size_t> listing(std::size_t positions, std::size_t resumed) const {
+    resumed = std::min(resumed, positions);
+    std::vector<std::size_t> order;
+    std::vector<char> listed(positions, 0);
+    for (std::size_t p = 0; p < resumed; ++p) order.push_back(p), listed[p] = 1;
+    std::vector<char> asked(resumed, 0);
+    for (std::size_t p : requests_) {
+      if (p >= positions) continue;
+      if (p < resumed && !asked[p]) {
+        asked[p] = 1;
+        continue;
+      }
+      order.push_back(p), listed[p] = 1;
+    }
+    for (std::size_t p = 0; p < positions; ++p)
+      if (!listed[p]) order.push_back(p);
+    return order;
+  }
+
+  static std::vector<std::size_t> identity(std::size_t positions) {
+    std::vector<std::size_t> order(positions);
+    for (std::size_t p = 0; p < positions; ++p) order[p] = p;
+    return order;
+  }
+
   void replay_times(std::size_t position, py::dict& result) const {
     if (position >= times_.size() || std::isnan(times_[position].first)) return;
     result["framework_time"] = times_[position].first;
@@ -476,6 +507,7 @@ class PythonListener final : public TuningListener {
   std::shared_ptr<PythonErrors> errors_;
   std::optional<std::chrono::steady_clock::time_point> started_;
   std::vector<std::pair<double, double>> times_;  // per trace position: framework ms, strategy ms
+  std::vector<std::size_t> requests_;               // trace positions, one per request (new or revisit)
 };
 
 // Runs the job without the GIL and returns {parameters, results, env, best, pareto_front, messages}. What a callback
@@ -514,11 +546,29 @@ py::dict run_job(TuneRequest request, py::object on_result, const std::shared_pt
   const bool interrupted = outcome->result.stop_reason == StopReason::interrupted;
   if (interrupted) clear_stop_request();  // the next run in this interpreter starts afresh
   const Problem& problem = job->space().problem();
+  // One result per request, as Kernel Tuner lists them: a revisit repeats the result with no compile, verification,
+  // benchmark, framework or strategy time (it cost nothing; Kernel Tuner's simulation zeroes them too). best,
+  // pareto_front and confirmed name the first listing of a position.
   py::list results;
-  for (std::size_t position = 0; position < outcome->records.size(); ++position) {
-    py::dict result = result_dict(problem, outcome->records[position]);
-    if (!job->live() && listener) listener->replay_times(position, result);
-    results.append(std::move(result));
+  std::vector<std::size_t> first_listed(outcome->records.size(), 0);
+  {
+    std::vector<char> seen(outcome->records.size(), 0);
+    const std::vector<std::size_t> order =
+        listener ? listener->listing(outcome->records.size(), outcome->resumed)
+                 : PythonListener::identity(outcome->records.size());
+    for (std::size_t position : order) {
+      py::dict result = result_dict(problem, outcome->records[position]);
+      if (!seen[position]) {
+        if (!job->live() && listener) listener->replay_times(position, result);
+        seen[position] = 1;
+        first_listed[position] = results.size();
+      } else {
+        for (const char* step : {"compile_time", "verification_time", "benchmark_time", "framework_time",
+                                 "strategy_time"})
+          result[step] = 0.0;
+      }
+      results.append(std::move(result));
+    }
   }
 
   py::dict env;
@@ -549,15 +599,15 @@ py::dict run_job(TuneRequest request, py::object on_result, const std::shared_pt
   out["parameters"] = std::move(parameters);
   out["results"] = std::move(results);
   out["env"] = std::move(env);
-  out["best"] = outcome->best ? py::object(py::int_(*outcome->best)) : py::object(py::none());
+  out["best"] = outcome->best ? py::object(py::int_(first_listed[*outcome->best])) : py::object(py::none());
   py::list front;
-  for (std::size_t i : outcome->pareto_front) front.append(i);
+  for (std::size_t i : outcome->pareto_front) front.append(first_listed[i]);
   out["pareto_front"] = std::move(front);
   // The confirmation: each configuration timed again, the winner first (its position in results, its interval).
   py::list confirmed;
   for (const ConfirmedConfiguration& c : outcome->confirmed) {
     py::dict item;
-    item["result"] = c.position;
+    item["result"] = first_listed[c.position];
     if (!c.failure.empty()) {
       item["failure"] = c.failure;
     } else {
@@ -1059,14 +1109,16 @@ PYBIND11_MODULE(_ktune, m) {
       [common](std::string problem_path, std::string simulate_path, std::string cache_path,
                std::optional<std::string> iterations, std::optional<int> device, std::string strategy,
                std::vector<std::string> settings, std::optional<std::uint64_t> max_fevals,
-               std::optional<double> time_limit, std::vector<std::string> objectives, std::uint64_t seed) {
+               std::optional<double> time_limit, std::vector<std::string> objectives, std::uint64_t seed,
+               py::object strategy_object) {
         return tune_files(std::move(problem_path), std::move(simulate_path), std::move(cache_path), iterations, device,
                           common(std::move(strategy), std::move(settings), max_fevals, time_limit,
-                                 std::move(objectives), {}, py::none(), seed, py::none(), py::none()));
+                                 std::move(objectives), {}, py::none(), seed, py::none(), std::move(strategy_object)));
       },
       py::arg("problem_path"), py::arg("simulate_path"), py::arg("cache_path"), py::arg("iterations"),
       py::arg("device"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
-      py::arg("objectives"), py::arg("seed"), "A run of a T1 file, live or replaying a results file.");
+      py::arg("objectives"), py::arg("seed"), py::arg("strategy_object") = py::none(),
+      "A run of a T1 file, live or replaying a results file.");
   m.def(
       "observer_unavailable",
       [](const std::string& name) {
@@ -1084,6 +1136,7 @@ PYBIND11_MODULE(_ktune, m) {
       .def_property_readonly("evaluations", [](const PythonCostFunc& f) { return f.cost->evaluations(); });
   py::class_<PythonSearchSpace>(m, "Searchspace", "the valid configurations, as a custom optimiser sees them")
       .def_property_readonly("size", [](const PythonSearchSpace& s) { return s.space->size(); })
+      .def_property_readonly("num_params", [](const PythonSearchSpace& s) { return s.space->num_params(); })
       .def("__len__", [](const PythonSearchSpace& s) { return s.space->size(); })
       .def_property_readonly("param_names",
                              [](const PythonSearchSpace& s) { return parameter_names(s.space->problem()); })
@@ -1113,6 +1166,36 @@ PYBIND11_MODULE(_ktune, m) {
                                for (std::size_t i = 0; i < s.space->size(); ++i) out.append(s.values(i));
                                return out;
                              })
+      .def("get_list_dict",
+           [](const PythonSearchSpace& s) {
+             py::dict out;  // configuration -> its position in `list`
+             for (std::size_t i = 0; i < s.space->size(); ++i) out[s.values(i)] = i;
+             return out;
+           })
+      .def(
+          "get_param_configs_at_indices",
+          [](const PythonSearchSpace& s, const std::vector<std::size_t>& indices) {
+            for (std::size_t i : indices)
+              if (i >= s.space->size())
+                throw py::index_error("configuration index " + std::to_string(i) + " is beyond the " +
+                                      std::to_string(s.space->size()) + " configurations");
+            return s.tuples(indices);
+          },
+          py::arg("indices"))
+      .def(
+          "get_param_indices",
+          [](const PythonSearchSpace& s, const py::sequence& x) {
+            const auto config = s.config_of(x);
+            if (!config) throw py::value_error("not a valid configuration of this search space");
+            return py::tuple(py::cast(std::vector<std::uint32_t>(config->begin(), config->end())));
+          },
+          py::arg("param_config"), "each parameter's position in its list of values")
+      .def(
+          "get_random_sample_indices",
+          [](const PythonSearchSpace& s, std::size_t n) {
+            return s.space->random_sample(std::min(n, s.space->size()), *s.rng);
+          },
+          py::arg("num_samples"), "positions in `list` of distinct valid configurations, as get_random_sample draws")
       .def("is_param_config_valid",
            [](const PythonSearchSpace& s, const py::sequence& x) { return s.config_of(x).has_value(); },
            py::arg("param_config"))

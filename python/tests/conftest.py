@@ -7,6 +7,18 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+def first_listings(results, names):
+    """The results without revisits (a configuration's first listing each), in order: the evaluations the run made.
+    Kernel Tuner's results, and ktune's, list a configuration again each time a strategy asks for it again."""
+    seen, out = set(), []
+    for r in results:
+        key = tuple(r[name] for name in names)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
 def shared_path(relative):
     base = pathlib.Path(os.environ.get("KTUNE_SHARED_DIR", ROOT.parent / "shared"))
     path = base / relative

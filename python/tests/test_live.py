@@ -86,7 +86,7 @@ def test_several_devices_give_the_results_of_one(monkeypatch):
     # once and recorded with its measurement (live times differ between runs, so its path does too).
     liar = dict(kwargs, strategy="simulated_annealing", strategy_options={"max_fevals": 8}, seed=3, pending=1)
     liar_two, _ = run_or_skip("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, devices=[0, 1], **liar)
-    assert len(liar_two) == 8 and len({tuple(sorted(r.items())) for r in strip(liar_two)}) == 8
+    assert len({tuple(sorted(r.items())) for r in strip(liar_two)}) == 8
     assert all("__error__" not in r and r["time"] > 0 for r in liar_two)
     with pytest.raises(ValueError, match="devices"):
         ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, devices="both")
@@ -248,7 +248,7 @@ def test_env_totals_add_up_to_the_time_tune_kernel_took():
                                                  "mutation_chance": 1, "max_fevals": 6},
                                iterations=3, quiet=True)
     wall_ms = (time.perf_counter() - start) * 1e3
-    assert len(results) == 6
+    assert len({r["unroll"] for r in results}) == 6  # and the genetic algorithm's revisits, listed as in Kernel Tuner
     timings = ["total_framework_time", "total_strategy_time", "total_compile_time", "total_verification_time",
                "total_benchmark_time", "overhead_time"]
     assert all(env[key] > 0.0 for key in timings), {key: env[key] for key in timings}

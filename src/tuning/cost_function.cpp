@@ -82,6 +82,7 @@ std::size_t CostFunction::position(std::size_t index) {
   const std::uint32_t known = memo_lookup(index);
   if (known != npos) {
     count_free_request();
+    for (TuningListener* listener : options_.listeners) listener->on_revisit(*this, known);
     return known;
   }
   return evaluate_new(index);

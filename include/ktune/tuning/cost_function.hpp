@@ -64,6 +64,12 @@ class TuningListener {
     (void)index;
   }
   virtual void on_evaluation(const CostFunction& cost, std::size_t position) = 0;
+  // A configuration asked again, answered from memory (its result is at trace `position`): Kernel Tuner lists such
+  // revisits among its results (the Python module does too).
+  virtual void on_revisit(const CostFunction& cost, std::size_t position) {
+    (void)cost;
+    (void)position;
+  }
 };
 
 struct CostFunctionOptions {
