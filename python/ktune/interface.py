@@ -443,7 +443,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         _strategy_settings(strategy, strategy_options, seed)
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
     kernel["metrics"] = _live_metrics(metrics)
-    adapters, output_observers, native = _observers(observers, device, platform, compiler, lang)
+    adapters, output_observers, native = _observers(observers, device, platform, compiler,
+                                                    lang or _KERNEL_TUNER_LANGUAGE[kernel["backend"]])
     kernel["observers"], kernel["native_observers"] = adapters, native
     texts, keep = _restrictions(restrictions, None)
     cache_path = ""
@@ -564,15 +565,22 @@ def _live_metrics(metrics):
     return out
 
 
+# Kernel Tuner's name of the language of each backend, as its observer factories receive it when lang is not given.
+_KERNEL_TUNER_LANGUAGE = {"cpp": "C", "opencl": "OpenCL", "cuda": "CUDA"}
+
+
 def _observers(observers, device, platform, compiler, lang):
     """tune_kernel's observers: (adapters of BenchmarkObservers, OutputObservers, names of the library's observers).
     A callable that is not an observer is a factory called with dict(device, platform, compiler, lang), as in Kernel
-    Tuner."""
+    Tuner (``lang`` as given, else the language of the kernel's code)."""
     from ktune.observers import BenchmarkObserver, OutputObserver
+    from ktune.observers.register import RegisterObserver
     adapters, outputs, native = [], [], []
     for observer in observers or []:
         if not isinstance(observer, BenchmarkObserver) and not hasattr(observer, "native_name") and callable(observer):
             observer = observer(dict(device=device, platform=platform, compiler=compiler, lang=lang))
+        if isinstance(observer, RegisterObserver):
+            raise NotImplementedError(f"RegisterObserver on a {lang} kernel: {RegisterObserver.unsupported}")
         if hasattr(observer, "native_name"):  # measured by the library itself (NVML's energy counter)
             why_not = _ktune.observer_unavailable(observer.native_name)
             if why_not:

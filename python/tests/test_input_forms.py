@@ -322,3 +322,83 @@ def test_compile_workers_measure_the_same_configurations_in_the_same_order():
         runs.append(([(r["unroll"], r["variant"], "time" in r and r["time"] != float("inf")) for r in results], env))
     assert runs[0][0] == runs[1][0]
     assert [ok for _, _, ok in runs[0][0]] == [True, False] * 3
+
+
+def test_a_custom_optimiser_sees_kernel_tuners_searchspace_helpers(convolution_cache):
+    seen = {}
+
+    class Probe(OptAlg):
+        def __call__(self, func, searchspace):
+            listing = searchspace.get_list_dict()
+            seen["num_params"] = searchspace.num_params == len(searchspace.param_names) > 1
+            seen["positions"] = all(listing[c] == i for i, c in enumerate(searchspace.list))
+            some = searchspace.get_random_sample_indices(5)
+            configs = searchspace.get_param_configs_at_indices(some)
+            seen["indices"] = [searchspace.list[i] for i in some] == configs and len(set(some)) == 5
+            first = searchspace.list[0]
+            seen["value_positions"] = all(searchspace.params_values[p][v] == first[p]
+                                          for p, v in enumerate(searchspace.get_param_indices(first)))
+            with pytest.raises(IndexError, match="beyond"):
+                searchspace.get_param_configs_at_indices([searchspace.size])
+            for config in configs:
+                func(config)
+
+    results, _ = ktune.tune_cache(convolution_cache, strategy=OptAlgWrapper(Probe()), quiet=True)
+    assert seen == {"num_params": True, "positions": True, "indices": True, "value_positions": True}
+    assert len(results) == 5
+
+
+OPTIMISER_FILE = '''
+from ktune.strategies.wrapper import OptAlg
+
+class FirstN(OptAlg):
+    """Asks the first `count` configurations, the first one twice."""
+    def __init__(self, count=3):
+        super().__init__()
+        self.count = count
+
+    def __call__(self, func, searchspace):
+        func(searchspace.list[0])
+        for config in searchspace.list[:self.count]:
+            func(config)
+'''
+
+
+def test_a_custom_optimiser_from_a_file_by_class_name(convolution_cache, tmp_path):
+    # Kernel Tuner's custom_search_method_path (its tune_kernel_T1 takes custom optimisers this way): the class named
+    # by `strategy`, made with the other options; a revisit is listed again, as Kernel Tuner lists it.
+    path = tmp_path / "first_n.py"
+    path.write_text(OPTIMISER_FILE)
+    results, env = ktune.tune_cache(convolution_cache, strategy="FirstN",
+                                    strategy_options={"custom_search_method_path": str(path), "count": 4,
+                                                      "constraint_aware": False}, quiet=True)
+    assert env["strategy"] == "FirstN" and len(results) == 5
+    assert results[1] == {**results[0], **{k: 0.0 for k in ("compile_time", "verification_time", "benchmark_time",
+                                                            "framework_time", "strategy_time")}}
+    with pytest.raises(ValueError, match="defines no class Missing"):
+        ktune.tune_cache(convolution_cache, strategy="Missing",
+                         strategy_options={"custom_search_method_path": str(path)}, quiet=True)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        ktune.tune_cache(convolution_cache, strategy="FirstN",
+                         strategy_options={"custom_search_method_path": str(tmp_path / "none.py")}, quiet=True)
+
+
+def test_an_observer_factory_gets_the_kernels_language_and_register_observer_is_refused():
+    # Kernel Tuner's test_lambda_observer: without lang, the factory's args name the language of the code ("C").
+    from ktune.observers.register import RegisterObserver
+    a, b, c, n = data(256)
+    got = []
+
+    class Args(BenchmarkObserver):
+        def __init__(self, args):
+            got.append(args)
+
+        def get_results(self):
+            return {}
+
+    run_or_skip("vector_add", VECTOR_ADD_C, int(n), [c, a, b, n], {"unroll": [1]}, iterations=1, quiet=True,
+                observers=[lambda args: Args(args)])
+    assert got and got[0]["lang"] == "C"
+    with pytest.raises(NotImplementedError, match="RegisterObserver on a OpenCL kernel"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], {"block_size_x": [32]},
+                          observers=[RegisterObserver()], quiet=True)

@@ -9,6 +9,7 @@ import numpy
 import pytest
 
 import ktune
+from conftest import shared_path
 from ktune.file_utils import output_file_schema, store_metadata_file, store_output_file
 from ktune.util import (check_argument_list, delete_temp_file, get_kernel_string, get_temp_filename,
                         looks_like_a_filename, read_file, write_file)
@@ -77,3 +78,40 @@ def test_the_argument_check_warns_of_what_does_not_match():
             check_argument_list("vector_add", kernel, args)
     with pytest.raises(TypeError, match="argument 4 is of type int"):
         check_argument_list("vector_add", kernel, [a, a, a, 4])
+
+
+def test_a_t1_file_is_read_and_checked_against_the_t1_schema(tmp_path):
+    from ktune.file_utils import get_input_file, input_file_schema
+    t1 = shared_path("data/kernel_tuner/test_T1_input.json")
+    document = get_input_file(t1, validate=True)
+    assert document["KernelSpecification"]["KernelName"] and document["ConfigurationSpace"]["TuningParameters"]
+    version, schema = input_file_schema()
+    jsonschema.validate(document, schema=schema)
+    assert version == "1.0.0"
+    broken = dict(document, ConfigurationSpace={"TuningParameters": [{"Name": "x", "Type": "complex", "Values": "[1]"}]})
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(broken))
+    with pytest.raises(ValueError, match=r"broken.json: not a T1 file: at ConfigurationSpace/TuningParameters/0/Type"):
+        get_input_file(str(path))
+    assert get_input_file(str(path), validate=False) == broken
+    # The search-space sets are T1 files without a KernelSpecification, which the format requires.
+    with pytest.raises(ValueError, match="'KernelSpecification' is a required property"):
+        get_input_file(shared_path("data/searchspaces/realworld/atf_prl_2x2.json"))
+
+
+def test_tune_kernel_t1_takes_a_device_name_in_simulation_and_a_custom_optimiser():
+    from ktune.strategies.wrapper import OptAlg
+    t1 = shared_path("data/kernel_tuner/test_cache_file_T1_input.json")
+    cache = shared_path("data/kernel_tuner/test_cache_file.json")
+
+    class Sweep(OptAlg):
+        def __call__(self, func, searchspace):
+            for config in searchspace.list:
+                func(config)
+
+    results, env = ktune.tune_kernel_T1(t1, cache, device="NVIDIA RTX A4000", simulation_mode=True, output_T4=False,
+                                        strategy=ktune.strategies.wrapper.OptAlgWrapper(Sweep()),
+                                        strategy_options={"max_fevals": 6})
+    assert len(results) == 6 and env["strategy"] == "Sweep"
+    with pytest.raises(ValueError, match="live tune_kernel_T1 takes the device's index"):
+        ktune.tune_kernel_T1(t1, None, device="NVIDIA RTX A4000", output_T4=False)

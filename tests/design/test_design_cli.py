@@ -44,7 +44,7 @@ class MockServer:
     def served(self):
         if not self.requests.exists():
             return []
-        return [json.loads(line) for line in self.requests.read_text().splitlines() if line.strip()]
+        return [json.loads(line) for line in complete_lines(self.requests)]
 
     def close(self):
         self.process.kill()
@@ -57,8 +57,15 @@ def design_args(server, out, budget=16, extra=()):
             "--llm-backoff", "0.1", "--time-limit", "5", "--memory-limit", "2048", "--seed", "7", *extra]
 
 
+def complete_lines(path):
+    """The lines of a file another process may be appending to: a last line without its newline is still being
+    written (a long line reaches the file in several writes) and is left for the next read."""
+    text = path.read_text()
+    return [line for line in text[:text.rfind("\n") + 1].splitlines() if line.strip()]
+
+
 def log_records(out):
-    return [json.loads(line) for line in (out / "design.jsonl").read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in complete_lines(out / "design.jsonl")]
 
 
 def candidates(out):

@@ -52,6 +52,32 @@ TEST(CostFunction, RevisitsAreFreeAndNotCounted) {
   EXPECT_DOUBLE_EQ(cost.trace()[1].charged_ms, time_of(5));
 }
 
+// Every request in order, as a listener hears it: trace positions, revisits marked.
+struct RequestLog final : TuningListener {
+  std::vector<std::pair<std::size_t, bool>> requests;  // (trace position, revisit)
+  void on_evaluation(const CostFunction&, std::size_t position) override { requests.emplace_back(position, false); }
+  void on_revisit(const CostFunction&, std::size_t position) override { requests.emplace_back(position, true); }
+};
+
+TEST(CostFunction, ListenersHearEveryRevisitWithItsTracePosition) {
+  const auto space = small_space();
+  FakeEvaluator eval(space, value_of, time_of);
+  RequestLog log;
+  CostFunctionOptions options;
+  options.listeners = {&log};
+  CostFunction cost(space, eval, options);
+  cost(3);
+  cost(5);
+  cost(3);
+  cost(3);
+  cost(5);
+  const std::vector<std::uint32_t> config = space.config_at(5);
+  cost(std::span<const std::uint32_t>(config));  // by values: the same configuration
+  EXPECT_EQ(log.requests, (std::vector<std::pair<std::size_t, bool>>{
+                              {0, false}, {1, false}, {0, true}, {0, true}, {1, true}, {1, true}}));
+  EXPECT_EQ(cost.evaluations(), 2u);
+}
+
 TEST(CostFunction, MaxEvaluationsStopsExactlyAndLaterCallsThrow) {
   const auto space = small_space();
   FakeEvaluator eval(space, value_of, time_of);
