@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -135,6 +137,7 @@ class OpenAiClient final : public LlmClient {
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout_seconds * 1000));
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "ktune-design");
+    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");  // any encoding libcurl decodes (gzip from a proxy)
     curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &abort_on_stop);
     curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
     r.code = curl_easy_perform(curl);
@@ -152,10 +155,14 @@ class OpenAiClient final : public LlmClient {
 
   LlmReply parse(const std::string& body) const {
     json doc;
-    try {
-      doc = json::parse(body);
-    } catch (const json::exception& e) {
-      throw LlmError(fmt::format("{}: the reply is not JSON ({}): {}", url_, e.what(), excerpt(body)));
+    if (auto streamed = from_event_stream(body)) {
+      doc = std::move(*streamed);
+    } else {
+      try {
+        doc = json::parse(body);
+      } catch (const json::exception& e) {
+        throw LlmError(fmt::format("{}: the reply is not JSON ({}): {}", url_, e.what(), excerpt(body)));
+      }
     }
     const json* message = nullptr;
     if (doc.is_object() && doc.contains("choices") && doc["choices"].is_array() && !doc["choices"].empty()) {
@@ -184,6 +191,44 @@ class OpenAiClient final : public LlmClient {
         reply.completion_tokens = u["completion_tokens"].get<std::int64_t>();
     }
     return reply;
+  }
+
+  // Some servers stream whatever the request says ("stream": false is sent): a server-sent event stream of
+  // chat.completion.chunk objects ("data: {...}" lines, "data: [DONE]" last). Their deltas, joined, are the reply,
+  // given back as the one chat completion it stands for; nullopt when the body is no event stream.
+  std::optional<json> from_event_stream(const std::string& body) const {
+    const std::size_t first = body.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos || body.compare(first, 5, "data:") != 0) return std::nullopt;
+    std::string content;
+    json model, usage;
+    std::size_t pos = first;
+    while (pos < body.size()) {
+      std::size_t end = body.find('\n', pos);
+      if (end == std::string::npos) end = body.size();
+      std::string line = body.substr(pos, end - pos);
+      pos = end + 1;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.rfind("data:", 0) != 0) continue;  // blank separators, "event:" and ":" comment lines
+      const std::size_t at = line.find_first_not_of(' ', 5);
+      const std::string payload = at == std::string::npos ? "" : line.substr(at);
+      if (payload == "[DONE]") break;
+      const json chunk = json::parse(payload, nullptr, false);
+      if (chunk.is_discarded() || !chunk.is_object())
+        throw LlmError(fmt::format("{}: an event of the streamed reply is not JSON: {}", url_, excerpt(payload)));
+      if (chunk.contains("model") && chunk["model"].is_string()) model = chunk["model"];
+      if (chunk.contains("usage") && chunk["usage"].is_object()) usage = chunk["usage"];
+      if (!chunk.contains("choices") || !chunk["choices"].is_array() || chunk["choices"].empty()) continue;
+      const json& choice = chunk["choices"][0];
+      for (const char* part : {"delta", "message"})
+        if (choice.is_object() && choice.contains(part) && choice[part].is_object()) {
+          const json& text = choice[part].value("content", json());
+          if (text.is_string()) content += text.get<std::string>();
+        }
+    }
+    json doc = {{"choices", json::array({{{"message", {{"role", "assistant"}, {"content", content}}}}})}};
+    if (!model.is_null()) doc["model"] = model;
+    if (!usage.is_null()) doc["usage"] = usage;
+    return doc;
   }
 
   OpenAiClientOptions options_;

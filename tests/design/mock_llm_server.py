@@ -4,7 +4,9 @@
     mock_llm_server.py SCRIPT.json REQUESTS.jsonl [--port-file FILE] [--lifetime SECONDS]
 
 SCRIPT.json is a list of steps, served in order, one per request: {"content": "..."} answers with a chat completion
-(content may also be null or a list of {"type": "text", "text": ...} parts), {"status": 429} (or any other status,
+(content may also be null or a list of {"type": "text", "text": ...} parts; with "stream": true it is sent as a
+server-sent event stream of chat.completion.chunk deltas, as some servers answer whatever the request says),
+{"status": 429} (or any other status,
 optionally with "body" and "retry_after") answers with that error. Past the end of the script
 the last step repeats. Every request's JSON body is appended to REQUESTS.jsonl with the status served. The server
 listens on 127.0.0.1 on a free port, writes the port to --port-file, and exits by itself after --lifetime seconds.
@@ -60,9 +62,22 @@ def main():
                            "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}}
             else:
                 payload = step.get("body", {"error": {"message": f"mock status {status}"}})
-            data = json.dumps(payload).encode()
+            content_type = "application/json"
+            if status == 200 and step.get("stream"):
+                text = step["content"] or ""
+                pieces = [text[i:i + 37] for i in range(0, len(text), 37)]
+                chunks = [{"id": f"mock-{index}", "object": "chat.completion.chunk", "model": payload["model"],
+                           "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece}}]}
+                          for piece in pieces]
+                chunks.append({"id": f"mock-{index}", "object": "chat.completion.chunk", "model": payload["model"],
+                               "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                               "usage": payload["usage"]})
+                data = "".join(f"data: {json.dumps(c)}\r\n\r\n" for c in chunks).encode() + b"data: [DONE]\n\n"
+                content_type = "text/event-stream"
+            else:
+                data = json.dumps(payload).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             if "retry_after" in step:
                 self.send_header("Retry-After", str(step["retry_after"]))
             self.send_header("Content-Length", str(len(data)))

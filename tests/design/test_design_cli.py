@@ -194,7 +194,8 @@ def test_server_shapes_bare_host_parts_null_and_retry_after(tmp_path, env):
     steps = [{"status": 503, "retry_after": 1},
              {"content": [{"type": "text", "text": good[:40]}, {"type": "text", "text": good[40:]}]},
              {"content": None},
-             {"content": "<think>reasoning</think>\n" + scripted_candidates.working(2)}]
+             {"content": "<think>reasoning</think>\n" + scripted_candidates.working(2)},
+             {"content": scripted_candidates.working(3), "stream": True}]
     server = MockServer(tmp_path, steps)
     server.process.kill()
     server.process.wait()
@@ -210,7 +211,7 @@ def test_server_shapes_bare_host_parts_null_and_retry_after(tmp_path, env):
             time.sleep(0.05)
         server.url = f"http://127.0.0.1:{port_file.read_text()}"
         start = time.monotonic()
-        done = subprocess.run(design_args(server, tmp_path / "run", budget=3, extra=["--json"]), env=env,
+        done = subprocess.run(design_args(server, tmp_path / "run", budget=4, extra=["--json"]), env=env,
                               capture_output=True, text=True, timeout=120)
         elapsed = time.monotonic() - start
     finally:
@@ -219,6 +220,7 @@ def test_server_shapes_bare_host_parts_null_and_retry_after(tmp_path, env):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     stages = [c["result"]["stage"] for c in result["candidates"]]
-    assert stages == ["scored", "reply", "scored"], stages  # parts joined; null content fed back as no code
+    # Parts joined; null content fed back as no code; an event stream's deltas joined into the reply.
+    assert stages == ["scored", "reply", "scored", "scored"], stages
     assert elapsed >= 1.0  # the 503's Retry-After was honoured over the 0.1 s back-off
     assert "no code block" in server.served()[3]["request"]["messages"][1]["content"]
