@@ -297,6 +297,9 @@ struct PythonCostFunc {
 struct PythonSearchSpace {
   const SearchSpace* space;
   Rng* rng;
+  // `list`, made on first use and kept: Kernel Tuner's is an attribute, and optimisers read it in their loops.
+  std::shared_ptr<py::list> list_cache = std::make_shared<py::list>();
+  bool list_made = false;
 
   py::tuple values(std::size_t index) const {
     const auto v = space->values_at(index);
@@ -438,7 +441,14 @@ class PythonListener final : public TuningListener {
   PythonListener(const TuneJob& job, py::object on_result, std::shared_ptr<PythonErrors> errors)
       : job_(job), on_result_(std::move(on_result)), errors_(std::move(errors)) {}
   void on_evaluation_start(const CostFunction&, std::size_t) override { started_ = std::chrono::steady_clock::now(); }
-  void on_revisit(const CostFunction&, std::size_t position) override { requests_.push_back(position); }
+  void on_revisit(const CostFunction&, std::size_t position) override {
+    if (revisits_ < kListedRevisits) requests_.push_back(position);
+    ++revisits_;
+  }
+  // Revisits beyond this many are not listed (a strategy may revisit hundreds of thousands of times; each listing
+  // is a dict in Python); said in the run's messages.
+  static constexpr std::size_t kListedRevisits = std::size_t{1} << 17;
+  std::size_t revisits() const { return revisits_; }
   void on_evaluation(const CostFunction& cost, std::size_t position) override {
     const auto ended = std::chrono::steady_clock::now();
     const TraceEntry& entry = cost.trace()[position];
@@ -462,10 +472,6 @@ class PythonListener final : public TuningListener {
     }
   }
 
-  // A replay's records carry the recorded run's framework and strategy times; Kernel Tuner's simulation mode reports
-  // those of the replay itself (its compile, verification and benchmark times stay the recorded ones, summed in
-  // env["simulated_time"]), so that its env totals add up to the time the replay took. Measured per trace position:
-  // the evaluation's own time (the framework's) and the strategy's time before it asked. NaN: not measured.
   // The trace positions of the results in Kernel Tuner's order: those resumed from a cache or store first (the
   // first `resumed` positions; the strategy's first request of one is that listing), then every request of the
   // strategy as it came, revisits included; a position no request reached (none should) is added at the end, so
@@ -495,6 +501,10 @@ class PythonListener final : public TuningListener {
     return order;
   }
 
+  // A replay's records carry the recorded run's framework and strategy times; Kernel Tuner's simulation mode reports
+  // those of the replay itself (its compile, verification and benchmark times stay the recorded ones, summed in
+  // env["simulated_time"]), so that its env totals add up to the time the replay took. Measured per trace position:
+  // the evaluation's own time (the framework's) and the strategy's time before it asked. NaN: not measured.
   void replay_times(std::size_t position, py::dict& result) const {
     if (position >= times_.size() || std::isnan(times_[position].first)) return;
     result["framework_time"] = times_[position].first;
@@ -508,6 +518,7 @@ class PythonListener final : public TuningListener {
   std::optional<std::chrono::steady_clock::time_point> started_;
   std::vector<std::pair<double, double>> times_;  // per trace position: framework ms, strategy ms
   std::vector<std::size_t> requests_;               // trace positions, one per request (new or revisit)
+  std::size_t revisits_ = 0;
 };
 
 // Runs the job without the GIL and returns {parameters, results, env, best, pareto_front, messages}. What a callback
@@ -549,6 +560,10 @@ py::dict run_job(TuneRequest request, py::object on_result, const std::shared_pt
   // One result per request, as Kernel Tuner lists them: a revisit repeats the result with no compile, verification,
   // benchmark, framework or strategy time (it cost nothing; Kernel Tuner's simulation zeroes them too). best,
   // pareto_front and confirmed name the first listing of a position.
+  if (listener && listener->revisits() > PythonListener::kListedRevisits)
+    messages.push_back("the strategy asked " + std::to_string(listener->revisits()) +
+                       " times for configurations it had evaluated; the first " +
+                       std::to_string(PythonListener::kListedRevisits) + " of those revisits are listed in the results");
   py::list results;
   std::vector<std::size_t> first_listed(outcome->records.size(), 0);
   {
@@ -1161,10 +1176,12 @@ PYBIND11_MODULE(_ktune, m) {
                                return py::tuple(out);
                              })
       .def_property_readonly("list",
-                             [](const PythonSearchSpace& s) {
-                               py::list out;
-                               for (std::size_t i = 0; i < s.space->size(); ++i) out.append(s.values(i));
-                               return out;
+                             [](PythonSearchSpace& s) {
+                               if (!s.list_made) {
+                                 for (std::size_t i = 0; i < s.space->size(); ++i) s.list_cache->append(s.values(i));
+                                 s.list_made = true;
+                               }
+                               return *s.list_cache;
                              })
       .def("get_list_dict",
            [](const PythonSearchSpace& s) {

@@ -402,3 +402,14 @@ def test_an_observer_factory_gets_the_kernels_language_and_register_observer_is_
     with pytest.raises(NotImplementedError, match="RegisterObserver on a OpenCL kernel"):
         ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], {"block_size_x": [32]},
                           observers=[RegisterObserver()], quiet=True)
+
+
+def test_revisits_are_listed_up_to_a_limit_with_a_warning(convolution_cache):
+    class Spinner(OptAlg):
+        def __call__(self, func, searchspace):
+            for _ in range(2**17 + 5):
+                func(searchspace.list[0])
+
+    with pytest.warns(UserWarning, match=r"asked 131076 times for configurations it had evaluated; the first 131072"):
+        results, _ = ktune.tune_cache(convolution_cache, strategy=OptAlgWrapper(Spinner()), quiet=True)
+    assert len(results) == 1 + 2**17
