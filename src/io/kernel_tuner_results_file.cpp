@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -317,10 +319,13 @@ std::vector<const KernelTunerResult*> top_results(const std::vector<KernelTunerR
   // Kernel Tuner keeps x < best*(1+top) (minimising) or x > best*(1-top); measured from |best| so that a zero or
   // negative best keeps itself.
   const double margin = std::abs(best) * top / 100.0;
+  // A configuration listed more than once (tune_kernel's results list revisits, as Kernel Tuner's do) is kept once.
   std::vector<const KernelTunerResult*> kept;
+  std::unordered_set<std::string> configurations;
   for (const auto& r : results) {
     const double v = value(r);
-    if (v == best || (higher_is_better ? v > best - margin : v < best + margin)) kept.push_back(&r);
+    if (v == best || (higher_is_better ? v > best - margin : v < best + margin))
+      if (configurations.insert(r.parameters.dump()).second) kept.push_back(&r);
   }
   return kept;
 }

@@ -117,6 +117,18 @@ TEST(KernelTunerResultsFile, StoreResultsKeepsTheTopPercentAndReplacesADevicesEn
   EXPECT_EQ(count(file, "My_GPU", "100"), 3u);
 }
 
+TEST(KernelTunerResultsFile, AConfigurationListedTwiceIsStoredOnce) {
+  // tune_kernel's results list a revisited configuration again (as Kernel Tuner's do).
+  auto results = fake_results();
+  results.insert(results.begin() + 1, results.front());
+  results.push_back(results.front());
+  const auto file = ktune::io::store_results(nullptr, request_for(results, "My GPU", "100"));
+  ASSERT_EQ(count(file, "My_GPU", "100"), 3u);
+  EXPECT_EQ(file.entries[0].parameters().dump(), R"({"a":1,"b":4})");
+  EXPECT_EQ(file.entries[1].parameters().dump(), R"({"a":1,"b":5})");
+  EXPECT_EQ(file.entries[2].parameters().dump(), R"({"a":1,"b":6})");
+}
+
 TEST(KernelTunerResultsFile, MaximisesAHigherIsBetterObjective) {
   auto results = fake_results();
   ordered_json list = ordered_json::array();
