@@ -37,13 +37,18 @@ def data(size=4096):
     return a, b, numpy.zeros_like(a), numpy.int32(size)
 
 
-def run_or_skip(*args, **kwargs):
+def call_or_skip(function, *args, **kwargs):
+    """function(*args, **kwargs) (tune_kernel, run_kernel), the test skipped where its backend is not available."""
     try:
-        return ktune.tune_kernel(*args, **kwargs)
+        return function(*args, **kwargs)
     except ktune.JobError as e:
         if "not available here" in str(e):
             pytest.skip(str(e))
         raise
+
+
+def run_or_skip(*args, **kwargs):
+    return call_or_skip(ktune.tune_kernel, *args, **kwargs)
 
 
 def test_opencl_vector_add_with_answer(capsys):

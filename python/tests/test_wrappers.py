@@ -5,6 +5,7 @@ import pytest
 
 import ktune
 from ktune import wrappers
+from test_live import call_or_skip
 
 MULTIPLY = """
 template<typename T, int sz>
@@ -18,12 +19,7 @@ void multiply_matrix(T (&output)[sz], const T (&a)[sz], const T (&b)[sz], int s)
 
 
 def run_kernel_or_skip(*args, **kwargs):
-    try:
-        return ktune.run_kernel(*args, **kwargs)
-    except ktune.JobError as e:
-        if "not available here" in str(e):
-            pytest.skip(str(e))
-        raise
+    return call_or_skip(ktune.run_kernel, *args, **kwargs)
 
 
 def test_a_templated_function_deduces_its_array_sizes_through_the_wrapper():
