@@ -26,6 +26,9 @@ DesignLog::DesignLog(const std::string& path) : path_(path) {
   }
   file_ = std::fopen(path.c_str(), "ab");
   if (!file_) throw std::runtime_error(fmt::format("cannot write the design log {}: {}", path, std::strerror(errno)));
+  // Unbuffered: each record reaches the file in one write, so that a reader following the log (tail -f, a test
+  // polling it) seldom sees half a line; a buffered stream wrote a long record in 4 KiB pieces.
+  std::setvbuf(file_, nullptr, _IONBF, 0);
 }
 
 DesignLog::~DesignLog() {
