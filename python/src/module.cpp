@@ -445,9 +445,9 @@ class PythonListener final : public TuningListener {
     if (revisits_ < kListedRevisits) requests_.push_back(position);
     ++revisits_;
   }
-  // Revisits beyond this many are not listed (a strategy may revisit hundreds of thousands of times; each listing
-  // is a dict in Python); said in the run's messages.
-  static constexpr std::size_t kListedRevisits = std::size_t{1} << 17;
+  // Revisits beyond this many are not listed (firefly, pso, dual_annealing without a budget revisit over 100 000
+  // times on gemm; each listing is a dict of a kilobyte or more in Python); said in the run's messages.
+  static constexpr std::size_t kListedRevisits = std::size_t{1} << 15;
   std::size_t revisits() const { return revisits_; }
   void on_evaluation(const CostFunction& cost, std::size_t position) override {
     const auto ended = std::chrono::steady_clock::now();

@@ -407,9 +407,9 @@ def test_an_observer_factory_gets_the_kernels_language_and_register_observer_is_
 def test_revisits_are_listed_up_to_a_limit_with_a_warning(convolution_cache):
     class Spinner(OptAlg):
         def __call__(self, func, searchspace):
-            for _ in range(2**17 + 5):
+            for _ in range(2**15 + 5):
                 func(searchspace.list[0])
 
-    with pytest.warns(UserWarning, match=r"asked 131076 times for configurations it had evaluated; the first 131072"):
+    with pytest.warns(UserWarning, match=r"asked 32772 times for configurations it had evaluated; the first 32768"):
         results, _ = ktune.tune_cache(convolution_cache, strategy=OptAlgWrapper(Spinner()), quiet=True)
-    assert len(results) == 1 + 2**17
+    assert len(results) == 1 + 2**15
