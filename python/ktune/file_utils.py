@@ -237,12 +237,16 @@ def store_output_file(output_filename, results, tune_params, objective="time"):
 def get_t4_metadata():
     """T4 metadata of this run's environment: the operating system, the interpreter and ktune's version. (Kernel Tuner
     adds the output of lshw and nvidia-smi/rocm-smi where installed; ktune does not run them.)"""
+    # The operating system where the format defines it (hardware) and where Kernel Tuner writes it (metadata).
+    operating_system = platform.platform()
     return {
-        "schema_version": "1.0.0",
+        "schema_version": _SCHEMA_VERSION,
         "metadata": {
+            "operating_system": operating_system,
             "hardware": {"hardware_description": [{"machine": platform.machine(), "processor": platform.processor()}],
-                         "operating_system": platform.platform()},
+                         "operating_system": operating_system},
             "environment": {
+                "device_query": {},
                 "requirements": [f"ktune=={_ktune.__version__}", f"python=={platform.python_version()}"],
                 "executable": sys.executable,
             },
@@ -251,6 +255,26 @@ def get_t4_metadata():
 
 
 def store_metadata_file(metadata_filename):
-    """Writes the metadata of this run's environment (get_t4_metadata) as a T4 metadata file."""
-    with open(filename_ensure_json_extension(metadata_filename), "w", encoding="utf-8") as f:
+    """Writes the metadata of this run's environment (get_t4_metadata) as a T4 metadata file (its folder made if
+    missing, as Kernel Tuner makes it)."""
+    path = filename_ensure_json_extension(metadata_filename)
+    if os.path.dirname(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
         json.dump(get_t4_metadata(), f, indent="  ")
+
+
+def import_class_from_file(file_path, class_name):
+    """Kernel Tuner's import_class_from_file: the class named ``class_name`` defined in the Python file (a custom
+    optimiser, for ``custom_search_method_path``). FileNotFoundError / ValueError name the file and the class."""
+    import importlib.util
+    path = path_argument(file_path, "the Python file")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path!r} does not exist (relative names are found from {os.getcwd()})")
+    spec = importlib.util.spec_from_file_location(f"_ktune_imported_{class_name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = getattr(module, class_name, None)
+    if not isinstance(found, type):
+        raise ValueError(f"{path} defines no class {class_name}")
+    return found

@@ -200,21 +200,13 @@ def _custom_search_method(path, class_name, options):
     Python file, made with the options as keyword arguments (all but ``seed``, which stays the run's; these options
     are then used up), wrapped for tuning. ``constraint_aware`` is taken and ignored: a ktune cost function hands a
     custom optimiser valid configurations only."""
-    import importlib.util
+    from ktune.file_utils import import_class_from_file
     from ktune.strategies.wrapper import OptAlgWrapper
     path = live.path_argument(path, "strategy_options['custom_search_method_path']")
     if not isinstance(class_name, str) or not class_name.isidentifier():
         raise ValueError(f"with custom_search_method_path, strategy must name the optimiser class in {path}, not "
                          f"{class_name!r}")
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"custom_search_method_path {path!r} does not exist (relative names are found from "
-                                f"{os.getcwd()})")
-    spec = importlib.util.spec_from_file_location(f"_ktune_custom_{class_name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    optimizer_class = getattr(module, class_name, None)
-    if optimizer_class is None:
-        raise ValueError(f"{path} defines no class {class_name}")
+    optimizer_class = import_class_from_file(path, class_name)
     options.pop("constraint_aware", None)
     arguments = {k: v for k, v in options.items() if k != "seed"}
     for key in arguments:

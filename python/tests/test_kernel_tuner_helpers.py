@@ -29,10 +29,13 @@ def test_the_t4_files_written_meet_the_t4_schemas(convolution_cache, time_energy
         document = json.loads(path.read_text())
         jsonschema.validate(document, schema=schema)
         assert version == document["schema_version"] == "1.0.0" and len(document["results"]) == len(results)
-    path = tmp_path / "metadata.json"
+    path = tmp_path / "new_folder" / "metadata.json"  # the folder is made, as Kernel Tuner makes it
     store_metadata_file(str(path))
     _, schema = output_file_schema("metadata")
-    jsonschema.validate(json.loads(path.read_text()), schema=schema)
+    metadata = json.loads(path.read_text())
+    jsonschema.validate(metadata, schema=schema)
+    # The operating system where Kernel Tuner writes it and where the format defines it.
+    assert metadata["metadata"]["operating_system"] == metadata["metadata"]["hardware"]["operating_system"]
     # The schemas refuse what the formats do not allow.
     _, schema = output_file_schema("results")
     with pytest.raises(jsonschema.ValidationError):
