@@ -298,8 +298,7 @@ struct PythonSearchSpace {
   const SearchSpace* space;
   Rng* rng;
   // `list`, made on first use and kept: Kernel Tuner's is an attribute, and optimisers read it in their loops.
-  std::shared_ptr<py::list> list_cache = std::make_shared<py::list>();
-  bool list_made = false;
+  py::list list_cache = py::list();
 
   py::tuple values(std::size_t index) const {
     const auto v = space->values_at(index);
@@ -1177,11 +1176,11 @@ PYBIND11_MODULE(_ktune, m) {
                              })
       .def_property_readonly("list",
                              [](PythonSearchSpace& s) {
-                               if (!s.list_made) {
-                                 for (std::size_t i = 0; i < s.space->size(); ++i) s.list_cache->append(s.values(i));
-                                 s.list_made = true;
+                               if (py::len(s.list_cache) != s.space->size()) {  // not made yet (or emptied by the caller)
+                                 s.list_cache = py::list();
+                                 for (std::size_t i = 0; i < s.space->size(); ++i) s.list_cache.append(s.values(i));
                                }
-                               return *s.list_cache;
+                               return s.list_cache;
                              })
       .def("get_list_dict",
            [](const PythonSearchSpace& s) {
