@@ -192,9 +192,15 @@ def arguments(args):
             out.append({"name": name, "type": _element_type(a.dtype, f"argument {i + 1}"), "scalar": True,
                         "value": float(a)})
         else:
-            raise TypeError(f"argument {i + 1} is a {type(a).__name__}; kernel arguments are numpy arrays and numpy "
-                            "scalars (numpy.int32(n), numpy.float32(x)), as in Kernel Tuner")
+            require_numpy(a, i + 1)
     return out
+
+
+def require_numpy(arg, position):
+    """TypeError unless kernel argument ``position`` (1-based) is a numpy array or a numpy scalar."""
+    if not isinstance(arg, (numpy.ndarray, numpy.generic)):
+        raise TypeError(f"argument {position} is of type {type(arg).__name__}; kernel arguments are numpy arrays and "
+                        "numpy scalars (numpy.int32(n), numpy.float32(x)), as in Kernel Tuner")
 
 
 def _call_verify(verify, answer, results, atol):

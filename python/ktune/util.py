@@ -6,6 +6,8 @@ import warnings
 
 import numpy
 
+from ktune.live import require_numpy
+
 
 class ErrorConfig(str):
     """A failed configuration: a ``str`` whose value is Kernel Tuner's error name, as in Kernel Tuner's results."""
@@ -157,15 +159,13 @@ def check_argument_list(kernel_name, kernel_string, args):
     arguments of those types, a UserWarning says why (the kernel may still run: a template or a typedef can hide a
     type from this check)."""
     for i, arg in enumerate(args):
-        if not isinstance(arg, (numpy.ndarray, numpy.generic)):
-            raise TypeError(f"argument {i + 1} is of type {type(arg).__name__}; kernel arguments are numpy arrays "
-                            "and numpy scalars")
+        require_numpy(arg, i + 1)
     declarations = []
     for match in re.finditer(rf"\b{re.escape(kernel_name)}\s*\(", kernel_string):
         end = kernel_string.find(")", match.end())
         if end >= 0:
             text = kernel_string[match.end():end]
-            declarations.append([p for p in text.split(",")] if text.strip() and text.strip() != "void" else [])
+            declarations.append(text.split(",") if text.strip() and text.strip() != "void" else [])
     problems = []
     for parameters in declarations:
         if len(parameters) != len(args):

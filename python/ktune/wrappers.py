@@ -20,9 +20,7 @@ _CPP_TYPES = {
 
 
 def _cpp_type(arg, position):
-    if not isinstance(arg, (numpy.ndarray, numpy.generic)):
-        raise TypeError(f"argument {position} is of type {type(arg).__name__}; the C++ wrapper takes numpy arrays and numpy "
-                        "scalars (numpy.int32(n), numpy.float32(x)), as kernel arguments are")
+    live.require_numpy(arg, position)
     name = arg.dtype.name
     if name not in _CPP_TYPES:
         raise ValueError(f"argument {position}: numpy type {name} has no primitive C++ type for the C++ wrapper "

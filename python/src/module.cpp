@@ -494,12 +494,6 @@ class PythonListener final : public TuningListener {
     return order;
   }
 
-  static std::vector<std::size_t> identity(std::size_t positions) {
-    std::vector<std::size_t> order(positions);
-    for (std::size_t p = 0; p < positions; ++p) order[p] = p;
-    return order;
-  }
-
   // A replay's records carry the recorded run's framework and strategy times; Kernel Tuner's simulation mode reports
   // those of the replay itself (its compile, verification and benchmark times stay the recorded ones, summed in
   // env["simulated_time"]), so that its env totals add up to the time the replay took. Measured per trace position:
@@ -556,33 +550,27 @@ py::dict run_job(TuneRequest request, py::object on_result, const std::shared_pt
   const bool interrupted = outcome->result.stop_reason == StopReason::interrupted;
   if (interrupted) clear_stop_request();  // the next run in this interpreter starts afresh
   const Problem& problem = job->space().problem();
-  // One result per request, as Kernel Tuner lists them: a revisit repeats the result with no compile, verification,
-  // benchmark, framework or strategy time (it cost nothing; Kernel Tuner's simulation zeroes them too). best,
-  // pareto_front and confirmed name the first listing of a position.
-  if (listener && listener->revisits() > PythonListener::kListedRevisits)
+  if (listener->revisits() > PythonListener::kListedRevisits)
     messages.push_back("the strategy asked " + std::to_string(listener->revisits()) +
                        " times for configurations it had evaluated; the first " +
                        std::to_string(PythonListener::kListedRevisits) + " of those revisits are listed in the results");
+  // One result per request, as Kernel Tuner lists them: a revisit repeats the result with no compile, verification,
+  // benchmark, framework or strategy time (it cost nothing; Kernel Tuner's simulation zeroes them too). best,
+  // pareto_front and confirmed name the first listing of a position.
+  constexpr std::size_t not_listed = static_cast<std::size_t>(-1);
   py::list results;
-  std::vector<std::size_t> first_listed(outcome->records.size(), 0);
-  {
-    std::vector<char> seen(outcome->records.size(), 0);
-    const std::vector<std::size_t> order =
-        listener ? listener->listing(outcome->records.size(), outcome->resumed)
-                 : PythonListener::identity(outcome->records.size());
-    for (std::size_t position : order) {
-      py::dict result = result_dict(problem, outcome->records[position]);
-      if (!seen[position]) {
-        if (!job->live() && listener) listener->replay_times(position, result);
-        seen[position] = 1;
-        first_listed[position] = results.size();
-      } else {
-        for (const char* step : {"compile_time", "verification_time", "benchmark_time", "framework_time",
-                                 "strategy_time"})
-          result[step] = 0.0;
-      }
-      results.append(std::move(result));
+  std::vector<std::size_t> first_listed(outcome->records.size(), not_listed);
+  for (std::size_t position : listener->listing(outcome->records.size(), outcome->resumed)) {
+    py::dict result = result_dict(problem, outcome->records[position]);
+    if (first_listed[position] == not_listed) {
+      if (!job->live()) listener->replay_times(position, result);
+      first_listed[position] = results.size();
+    } else {
+      for (const char* step : {"compile_time", "verification_time", "benchmark_time", "framework_time",
+                               "strategy_time"})
+        result[step] = 0.0;
     }
+    results.append(std::move(result));
   }
 
   py::dict env;
