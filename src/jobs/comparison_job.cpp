@@ -108,6 +108,7 @@ void ComparisonJob::add_transfer() {
         if (same_kernel(*source.results, target.problem, target.kernel_name) &&
             !same_origin(request_.spaces[i], target, source.name, *source.results))
           per_space[i].push_back(source);
+      per_space[i] = merge_same_device(per_space[i]);  // a cache and its T4 twin are one device
     }
     return 0;
   });

@@ -659,7 +659,7 @@ void TuneJob::State::open_transfer() {
     apply_transfer_settings(ts, request.transfer_settings);
     const std::string kernel = evaluator->kernel_name().empty() ? space->problem().name : evaluator->kernel_name();
     const std::vector<TransferSource> sources =
-        sources_for(read_transfer_sources(request.transfer), request.transfer, space->problem(), kernel);
+        merge_same_device(sources_for(read_transfer_sources(request.transfer), request.transfer, space->problem(), kernel));
     for (const auto& source : sources) transfer_sources.push_back(source.name);
     transfer_prior = std::make_shared<const TransferPrior>(*space, sources, objectives[0].name,
                                                            !objectives[0].higher_is_better);

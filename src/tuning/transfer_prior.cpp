@@ -79,13 +79,18 @@ std::string normalised(const std::string& text) {
   return out;
 }
 
-std::vector<std::string> device_names(const std::string& path, const io::ResultsFile& file) {
-  std::vector<std::string> names;
-  if (!normalised(file.device_name).empty()) names.push_back(normalised(file.device_name));
+// The file name without its extensions and "_T4", normalised.
+std::string file_device_name(const std::string& path) {
   std::string stem = std::filesystem::path(path).filename().string();
   for (const char* suffix : {".gz", ".json", "_T4"})
     if (stem.size() > std::strlen(suffix) && stem.ends_with(suffix)) stem.resize(stem.size() - std::strlen(suffix));
-  if (!normalised(stem).empty()) names.push_back(normalised(stem));
+  return normalised(stem);
+}
+
+std::vector<std::string> device_names(const std::string& path, const io::ResultsFile& file) {
+  std::vector<std::string> names;
+  if (!normalised(file.device_name).empty()) names.push_back(normalised(file.device_name));
+  if (const std::string stem = file_device_name(path); !stem.empty()) names.push_back(stem);
   return names;
 }
 
@@ -101,6 +106,15 @@ bool same_origin(const std::string& path_a, const io::ResultsFile& a, const std:
   const bool same_device = std::any_of(names_a.begin(), names_a.end(), [&](const std::string& n) {
     return std::find(names_b.begin(), names_b.end(), n) != names_b.end();
   });
+  return same_device && io::same_problem_size(a.problem_size, b.problem_size);
+}
+
+bool same_measured_device(const std::string& path_a, const io::ResultsFile& a, const std::string& path_b,
+                          const io::ResultsFile& b) {
+  const std::string device_a = normalised(a.device_name), device_b = normalised(b.device_name);
+  const bool same_device = !device_a.empty() && !device_b.empty()
+                               ? device_a == device_b
+                               : !file_device_name(path_a).empty() && file_device_name(path_a) == file_device_name(path_b);
   return same_device && io::same_problem_size(a.problem_size, b.problem_size);
 }
 

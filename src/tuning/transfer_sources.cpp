@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -13,7 +14,6 @@
 namespace ktune {
 
 namespace {
-
 
 std::string parameter_names(const Problem& problem) {
   std::string out;
@@ -75,6 +75,82 @@ std::vector<TransferSource> sources_for(const std::vector<TransferSource>& sourc
     if (of_path == 0) throw io::InputError(path, "", "a transfer source (a results store) that holds no results");
   }
   return kept;
+}
+
+namespace {
+
+// `into` with `more`'s records added: a configuration already held is kept, unless it failed there and ran here.
+void merge_into(io::ResultsFile& into, const io::ResultsFile& more) {
+  auto& params = into.problem.parameters;
+  // The merged value index of `v` of parameter p, the value appended when new.
+  auto index_of = [&](std::size_t p, const Value& v) {
+    auto& values = params[p].values;
+    const auto it = std::find_if(values.begin(), values.end(), [&](const Value& w) { return python_equal(v, w); });
+    if (it != values.end()) return static_cast<std::uint32_t>(it - values.begin());
+    values.push_back(v);
+    return static_cast<std::uint32_t>(values.size() - 1);
+  };
+  std::map<std::vector<std::uint32_t>, std::size_t> held;
+  std::vector<std::uint32_t> key(params.size());
+  for (std::size_t r = 0; r < into.records.size(); ++r) {
+    for (std::size_t p = 0; p < params.size(); ++p) key[p] = index_of(p, into.records[r].config[p]);
+    held.emplace(key, r);
+  }
+  // more's parameter of each of into's (same_kernel: the same names).
+  std::vector<std::size_t> from(params.size());
+  for (std::size_t p = 0; p < params.size(); ++p) {
+    const auto& theirs = more.problem.parameters;
+    from[p] = static_cast<std::size_t>(
+        std::find_if(theirs.begin(), theirs.end(), [&](const Parameter& q) { return q.name == params[p].name; }) -
+        theirs.begin());
+  }
+  for (const EvaluationRecord& record : more.records) {
+    EvaluationRecord r = record;
+    for (std::size_t p = 0; p < params.size(); ++p) r.config[p] = record.config[from[p]];
+    for (std::size_t p = 0; p < params.size(); ++p) key[p] = index_of(p, r.config[p]);
+    if (const auto it = held.find(key); it == held.end()) {
+      held.emplace(key, into.records.size());
+      into.records.push_back(std::move(r));
+    } else if (into.records[it->second].status != Status::ok && r.status == Status::ok) {
+      into.records[it->second] = std::move(r);
+    }
+  }
+  for (const std::string& o : more.objectives)
+    if (std::find(into.objectives.begin(), into.objectives.end(), o) == into.objectives.end())
+      into.objectives.push_back(o);
+  if (into.device_name.empty()) into.device_name = more.device_name;
+  if (into.kernel_name.empty()) into.kernel_name = more.kernel_name;
+  if (into.problem_size.is_null()) into.problem_size = more.problem_size;
+}
+
+}  // namespace
+
+std::vector<TransferSource> merge_same_device(const std::vector<TransferSource>& sources) {
+  std::vector<TransferSource> merged;
+  std::vector<std::vector<std::size_t>> groups;  // indices into `sources`, one group per merged source
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const auto group = std::find_if(groups.begin(), groups.end(), [&](const std::vector<std::size_t>& g) {
+      const TransferSource& first = sources[g.front()];
+      return same_kernel(*first.results, sources[i].results->problem, sources[i].results->kernel_name) &&
+             same_measured_device(first.name, *first.results, sources[i].name, *sources[i].results);
+    });
+    if (group == groups.end()) groups.push_back({i});
+    else group->push_back(i);
+  }
+  for (const auto& group : groups) {
+    if (group.size() == 1) {
+      merged.push_back(sources[group.front()]);
+      continue;
+    }
+    auto file = std::make_shared<io::ResultsFile>(*sources[group.front()].results);
+    std::string name = sources[group.front()].name;
+    for (std::size_t k = 1; k < group.size(); ++k) {
+      merge_into(*file, *sources[group[k]].results);
+      name += " + " + sources[group[k]].name;
+    }
+    merged.push_back({std::move(name), std::move(file)});
+  }
+  return merged;
 }
 
 }  // namespace ktune

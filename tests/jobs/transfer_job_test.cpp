@@ -105,6 +105,28 @@ TEST(TransferJob, CompareScoresColdAndTransferFromOtherDevicesOnly) {
   EXPECT_GT(report.spaces[1].strategies[1].performance.front(), report.spaces[1].strategies[0].performance.front());
 }
 
+// `--transfer cachefiles/*/*`: each cache with its T4 twin. The twins are merged into one source per device, so the
+// scores are those of the caches alone (with the twins apart, the opening took the A4000's two best and none of
+// the MI250X's, and the twelve GPU spaces' mean fell from 0.954 to 0.945 at 20 repeats).
+TEST(TransferJob, CompareCountsACacheAndItsT4TwinAsOneSource) {
+  CompareRequest r;
+  r.spaces = {hub("convolution_milo/A100.json.gz")};
+  r.strategies = {"auto"};
+  r.transfer = {hub("convolution_milo/A4000.json.gz"), hub("convolution_milo/MI250X.json.gz")};
+  r.options.repeats = 3;
+  r.options.seed = 4;
+  r.options.threads = 1;
+  const auto caches = ComparisonJob(r).run();
+  r.transfer = {hub("convolution_milo/A100_T4.json.gz"), hub("convolution_milo/A4000.json.gz"),
+                hub("convolution_milo/A4000_T4.json.gz"), hub("convolution_milo/MI250X.json.gz"),
+                hub("convolution_milo/MI250X_T4.json.gz")};
+  const auto twins = ComparisonJob(r).run();
+  EXPECT_EQ(twins.spaces[0].transfer_sources,
+            (std::vector<std::string>{hub("convolution_milo/A4000.json.gz") + " + " + hub("convolution_milo/A4000_T4.json.gz"),
+                                      hub("convolution_milo/MI250X.json.gz") + " + " + hub("convolution_milo/MI250X_T4.json.gz")}));
+  EXPECT_EQ(twins.aggregate[1].score, caches.aggregate[1].score);
+}
+
 // Reduction at 4M elements from the 16M size (PoCL, bench/spaces): the sizes agree overall (Spearman 0.92), but the
 // 16M size's best are 1.1-1.3 times the 4M optimum, which ranks 79th there. Regressed on the source's quantiles (the
 // plain GP beside it), the search stayed in the source's best region: -0.030 against cold on average over seeds 0-2,

@@ -18,6 +18,7 @@
 #include "ktune/search_space.hpp"
 #include "ktune/tuning/cost_function.hpp"
 #include "ktune/tuning/transfer_prior.hpp"
+#include "ktune/tuning/transfer_sources.hpp"
 #include "ktune/tuning/tune.hpp"
 
 namespace ktune {
@@ -146,6 +147,83 @@ TEST(TransferSources, SameKernelAndSameOrigin) {
   EXPECT_TRUE(same_origin("d/A100.json.gz", a100, "d/A100_T4.json.gz", a100_t4));
   EXPECT_FALSE(same_origin("d/A100.json.gz", a100, "d/A4000.json.gz", a4000));
   EXPECT_FALSE(same_origin("d/A100.json.gz", a100, "d/A100_1024.json", a100_small));  // another problem size
+}
+
+TEST(TransferSources, ACacheAndItsT4TwinAreOneSource) {
+  auto cache = std::const_pointer_cast<io::ResultsFile>(source(problem(), landscape));
+  cache->device_name = "NVIDIA A100-PCIE-40GB";
+  cache->problem_size = nlohmann::json::array({4096, 4096});
+  auto t4 = std::make_shared<io::ResultsFile>(*cache);  // T4 files name no device or size
+  t4->device_name.clear();
+  t4->problem_size = nullptr;
+  auto a4000 = std::make_shared<io::ResultsFile>(*cache);
+  a4000->device_name = "NVIDIA RTX A4000";
+  const std::vector<TransferSource> merged =
+      merge_same_device({{"d/A100.json.gz", cache}, {"d/A4000.json.gz", a4000}, {"d/A100_T4.json.gz", t4}});
+  ASSERT_EQ(merged.size(), 2u);
+  EXPECT_EQ(merged[0].name, "d/A100.json.gz + d/A100_T4.json.gz");
+  EXPECT_EQ(merged[0].results->records.size(), cache->records.size());  // each configuration once
+  EXPECT_EQ(merged[0].results->device_name, "NVIDIA A100-PCIE-40GB");
+  EXPECT_EQ(merged[1].name, "d/A4000.json.gz");
+  EXPECT_EQ(merged[1].results, a4000);  // alone: as it was
+  // Twins or not, the prior is the same: one ranking per device.
+  const TransferPrior once(space(), {{"d/A100.json.gz", cache}, {"d/A4000.json.gz", a4000}}, "time", true);
+  const TransferPrior twins(space(), merged, "time", true);
+  ASSERT_EQ(twins.sources(), once.sources());
+  for (std::size_t s = 0; s < once.sources(); ++s) EXPECT_EQ(twins.ranking(s), once.ranking(s));
+}
+
+TEST(TransferSources, TwoDevicesWithOneFileNameStayApart) {
+  auto a100 = std::const_pointer_cast<io::ResultsFile>(source(problem(), landscape));
+  a100->device_name = "NVIDIA A100-PCIE-40GB";
+  auto a4000 = std::make_shared<io::ResultsFile>(*a100);
+  a4000->device_name = "NVIDIA RTX A4000";
+  auto small = std::make_shared<io::ResultsFile>(*a100);  // the A100 at another problem size
+  a100->problem_size = nlohmann::json::array({4096, 4096});
+  small->problem_size = nlohmann::json::array({1024, 1024});
+  EXPECT_EQ(merge_same_device({{"a/results.json", a100}, {"b/results.json", a4000}, {"c/A100.json", small}}).size(),
+            3u);
+}
+
+TEST(TransferSources, TwoPartialRunsOfOneDeviceMergeIntoTheirUnion) {
+  // Run 1 measured bx <= 8 with one failure; run 2 (parameters in another order) bx >= 8 and what failed in run 1.
+  auto all = source(problem(), landscape);
+  auto run1 = std::make_shared<io::ResultsFile>(*all), run2 = std::make_shared<io::ResultsFile>(*all);
+  run1->records.clear();
+  run2->records.clear();
+  run2->problem = ProblemBuilder("k")
+                      .parameter("u", {0, 1, 2})
+                      .parameter("by", {1, 2, 4, 8})
+                      .parameter("bx", {8, 16, 32, 64, 128})
+                      .build();
+  for (const EvaluationRecord& r : all->records)
+    if (r.config[0].to_double() <= 8) run1->records.push_back(r);
+  run1->records[0].status = Status::compile_failed;
+  run1->records[0].measurements.clear();
+  const std::vector<Value> failed = run1->records[0].config;
+  for (const EvaluationRecord& r : all->records) {
+    if (r.config[0].to_double() < 8 && !std::equal(failed.begin(), failed.end(), r.config.begin(), same_value))
+      continue;
+    EvaluationRecord moved = r;
+    moved.config = {r.config[2], r.config[1], r.config[0]};
+    run2->records.push_back(std::move(moved));
+  }
+  EvaluationRecord beyond = run2->records.back();  // a value run 1 never declared
+  beyond.config[2] = Value(128);
+  run2->records.push_back(beyond);
+
+  const auto merged = merge_same_device({{"first/gpu.json", run1}, {"second/gpu.json", run2}});
+  ASSERT_EQ(merged.size(), 1u);
+  const io::ResultsFile& m = *merged[0].results;
+  EXPECT_EQ(m.records.size(), all->records.size() + 1);
+  EXPECT_EQ(m.problem.parameters[0].name, "bx");
+  EXPECT_EQ(m.problem.parameters[0].values.back().to_double(), 128.0);
+  for (const EvaluationRecord& r : m.records) EXPECT_EQ(r.status, Status::ok);  // run 2 ran what failed in run 1
+  const auto ran = std::find_if(m.records.begin(), m.records.end(), [&](const EvaluationRecord& r) {
+    return std::equal(failed.begin(), failed.end(), r.config.begin(), same_value);
+  });
+  ASSERT_NE(ran, m.records.end());
+  EXPECT_TRUE(ran->objective("time"));
 }
 
 // Test strategies for the hand-over: they say they ran, and what prior they got.

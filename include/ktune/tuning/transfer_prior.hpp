@@ -70,4 +70,12 @@ bool same_kernel(const io::ResultsFile& source, const Problem& problem, const st
 bool same_origin(const std::string& path_a, const io::ResultsFile& a, const std::string& path_b,
                  const io::ResultsFile& b);
 
+// Whether two sources measured one device at one problem size, so that they are one source (a cache and its T4 export,
+// a file and the store it was imported into): the same device name where both name one, else the same file name
+// without "_T4" (compared as same_origin does); the same problem size (an unknown size is not a different one).
+// Stricter than same_origin, which also takes a shared file name for the same device: two devices' "results.json" in
+// two folders are two sources.
+bool same_measured_device(const std::string& path_a, const io::ResultsFile& a, const std::string& path_b,
+                          const io::ResultsFile& b);
+
 }  // namespace ktune

@@ -20,4 +20,11 @@ std::vector<TransferSource> sources_for(const std::vector<TransferSource>& sourc
                                         const std::vector<std::string>& paths, const Problem& problem,
                                         const std::string& kernel_name);
 
+// Sources that measured one device at one problem size (same_measured_device) merged into one, in the order of their
+// first appearance; the others as they are. A cache given with its T4 export (`--transfer cachefiles/*/*`) would
+// otherwise count as two devices that agree: the opening would take one device's best twice and another's never,
+// and the weighting would count it twice. The merged source is named "A + B"; it holds each configuration once (a
+// measurement before a failure, else the first source's), its parameters' value lists the union of theirs.
+std::vector<TransferSource> merge_same_device(const std::vector<TransferSource>& sources);
+
 }  // namespace ktune
