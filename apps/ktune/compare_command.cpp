@@ -145,7 +145,7 @@ Command add_compare_command(CLI::App& app) {
   sub->add_option("--transfer", o->request.transfer, "Results of the spaces' kernels measured elsewhere: each strategy "
                   "is scored cold and as LABEL+transfer (docs/transfer.md)");
   sub->add_option("--transfer-set", o->request.transfer_settings,
-                  "Transfer search settings: opening=N control=N guided=N min_agreement=X");
+                  "Transfer search settings: opening=N|sources control=N guided=N min_agreement=X");
   sub->add_option("--repeats", o->request.options.repeats, "Runs per strategy and space")
       ->capture_default_str()
       ->check(whole_number(1, 1'000'000));

@@ -69,7 +69,8 @@ void add_tune_flags(CLI::App* sub, TuneOptions& o) {
                   "files, results stores. The search starts from their best configurations, and falls back to cold "
                   "tuning where this device disagrees (docs/transfer.md)");
   sub->add_option("--transfer-set", o.request.transfer_settings,
-                  "Transfer search settings: opening=N control=N guided=N min_agreement=X sharpness=X agreed=STRATEGY");
+                  "Transfer search settings: opening=N|sources control=N guided=N min_agreement=X sharpness=X "
+                  "agreed=STRATEGY");
   sub->add_flag("--budget-new-only", o.budget_new_only,
                 "The evaluation budget counts only new measurements (by default resumed results count too, so "
                 "rerunning a finished command measures nothing)");

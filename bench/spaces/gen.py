@@ -165,6 +165,8 @@ if __name__ == "__main__":
     if set(which) & {"all", "transpose"}:
         write("transpose", "transpose.json", transpose(2048))
         write("transpose", "transpose_large.json", transpose(4096))
+        write("transpose", "transpose_1024.json", transpose(1024))  # the four sizes: transfer from three
+        write("transpose", "transpose_3072.json", transpose(3072))
     if set(which) & {"all", "reduction"}:
         write("reduction", "reduction.json", reduction(1 << 24))
         write("reduction", "reduction_small.json", reduction(1 << 22))
@@ -173,6 +175,8 @@ if __name__ == "__main__":
     if set(which) & {"all", "hotspot"}:
         write("hotspot", "hotspot.json", hotspot(2048))
         write("hotspot", "hotspot_small.json", hotspot(1024))
+        write("hotspot", "hotspot_512.json", hotspot(512))
+        write("hotspot", "hotspot_1536.json", hotspot(1536))
     if set(which) & {"all", "nbody"}:
         write("nbody", "nbody.json", nbody(4096))
     if set(which) & {"all", "expdist"}:

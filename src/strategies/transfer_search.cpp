@@ -60,10 +60,11 @@ class TransferSearch final : public Strategy {
       return;
     }
     // 1. The sources' best, in turn.
+    const std::size_t opening = s_.opening_for(n_sources);
     std::vector<std::size_t> next(n_sources, 0);
-    for (std::size_t taken = 0; taken < s_.opening;) {
+    for (std::size_t taken = 0; taken < opening;) {
       bool any = false;
-      for (std::size_t s = 0; s < n_sources && taken < s_.opening; ++s) {
+      for (std::size_t s = 0; s < n_sources && taken < opening; ++s) {
         const auto& ranking = prior_->ranking(s);
         while (next[s] < ranking.size() && cost.known(ranking[next[s]])) ++next[s];
         if (next[s] == ranking.size()) continue;
@@ -165,6 +166,9 @@ void apply_transfer_settings(TransferSettings& settings, const std::vector<std::
         settings.min_agreement = std::stod(value, &used);
       } else if (name == "sharpness") {
         settings.sharpness = std::stod(value, &used);
+      } else if (name == "opening" && value == "sources") {
+        settings.opening.reset();
+        used = value.size();
       } else {
         const long long n = std::stoll(value, &used);
         if (n < 0) throw std::invalid_argument("negative");
@@ -180,8 +184,8 @@ void apply_transfer_settings(TransferSettings& settings, const std::vector<std::
       if (used != value.size()) throw std::invalid_argument("trailing text");
     } catch (const std::exception&) {
       throw std::invalid_argument(
-          fmt::format("transfer setting '{}': expected opening=N, control=N, guided=N, min_agreement=X, sharpness=X or "
-                      "agreed=STRATEGY",
+          fmt::format("transfer setting '{}': expected opening=N or opening=sources, control=N, guided=N, "
+                      "min_agreement=X, sharpness=X or agreed=STRATEGY",
                       text));
     }
   }

@@ -273,13 +273,42 @@ TEST(TransferSearch, AnAgreeingSourceLeadsAndItsPriorIsHandedOver) {
   EXPECT_EQ(trace.front(), best_index(space()));  // the source's best, first
   EXPECT_TRUE(seen.agreed);
   EXPECT_FALSE(seen.cold);
-  EXPECT_EQ(seen.evaluations_before, settings.opening + settings.control + settings.guided);
+  EXPECT_EQ(seen.evaluations_before, settings.opening_for(1) + settings.control + settings.guided);
   // The guided step took the source's next best.
   for (std::size_t g = 0; g < settings.guided; ++g)
-    EXPECT_LE(prior->quantile(0, trace[settings.opening + settings.control + g]), 0.05f);
+    EXPECT_LE(prior->quantile(0, trace[settings.opening_for(1) + settings.control + g]), 0.05f);
   ASSERT_EQ(seen.prior.size(), 1u);
   EXPECT_EQ(std::min_element(seen.prior[0]->begin(), seen.prior[0]->end()) - seen.prior[0]->begin(),
             static_cast<std::ptrdiff_t>(best_index(space())));
+}
+
+// Three devices, each with its own best: all three bests open the run whatever the order of the files (with an
+// opening of 2 the third file's best waited for the guided step, or never came).
+TEST(TransferSearch, EverySourcesBestOpensTheRunInAnyOrder) {
+  auto shifted = [](double dx, double dy) {
+    return [dx, dy](const std::vector<Value>& v) {
+      const double bx = std::log2(v[0].to_double()), by = std::log2(v[1].to_double());
+      return 1.0 + (bx - dx) * (bx - dx) + (by - dy) * (by - dy) + 0.1 * v[2].to_double();
+    };
+  };
+  const std::vector<TransferSource> sources{{"a", source(problem(), shifted(4, 1))},
+                                            {"b", source(problem(), shifted(3, 1))},
+                                            {"c", source(problem(), shifted(4, 2))}};
+  std::vector<std::size_t> bests;
+  for (const TransferSource& s : sources)
+    bests.push_back(TransferPrior(space(), {s}, "time", true).ranking(0).front());
+  for (const auto& order : std::vector<std::vector<std::size_t>>{{0, 1, 2}, {2, 1, 0}, {1, 2, 0}}) {
+    std::vector<TransferSource> given;
+    for (std::size_t k : order) given.push_back(sources[k]);
+    Seen seen;
+    const auto trace =
+        run_transfer(std::make_shared<const TransferPrior>(space(), given, "time", true), seen, TransferSettings{});
+    ASSERT_GE(trace.size(), 3u);
+    std::vector<std::size_t> first(trace.begin(), trace.begin() + 3), expected = bests;
+    std::sort(first.begin(), first.end());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(first, expected);
+  }
 }
 
 TEST(TransferSearch, AnInvertedSourceFallsBackToColdTuningAfterTheControls) {
@@ -292,7 +321,7 @@ TEST(TransferSearch, AnInvertedSourceFallsBackToColdTuningAfterTheControls) {
   const auto trace = run_transfer(prior, seen, settings);
   EXPECT_TRUE(seen.cold);
   EXPECT_FALSE(seen.agreed);
-  EXPECT_EQ(seen.evaluations_before, settings.opening + settings.control);
+  EXPECT_EQ(seen.evaluations_before, settings.opening_for(1) + settings.control);
 }
 
 TEST(TransferSearch, WithoutSourcesItIsTheColdStrategy) {
@@ -327,6 +356,11 @@ TEST(TransferSearch, SettingsAreParsedWithClearErrors) {
   apply_transfer_settings(
       s, {"opening=2", "control=0", "guided=5", "min_agreement=0.5", "sharpness=2", "agreed=hybrid_vndx"});
   EXPECT_EQ(s.opening, 2u);
+  EXPECT_EQ(s.opening_for(3), 2u);  // set: exactly
+  apply_transfer_settings(s, {"opening=sources"});
+  EXPECT_EQ(s.opening_for(1), 2u);
+  EXPECT_EQ(s.opening_for(3), 3u);
+  EXPECT_EQ(s.opening_for(9), TransferSettings::kOpeningSources);
   EXPECT_EQ(s.control, 0u);
   EXPECT_EQ(s.guided, 5u);
   EXPECT_DOUBLE_EQ(s.min_agreement, 0.5);

@@ -3,7 +3,8 @@
 // configuration first, checks on a few spread-out samples whether the space agrees with its sources, and then either
 // follows the agreeing ones or falls back to cold tuning.
 //
-//   1. opening: the sources' best configurations, taking from each source in turn (its next best not yet known);
+//   1. opening: the sources' best configurations, taking from each source in turn (its next best not yet known): by
+//      default every source's best (at least 2, at most 4), so that no source's best waits on the order of the files;
 //   2. control: a Latin-hypercube sample (what cold bayes_opt opens with), so that agreement is judged over the whole
 //      range of the sources' quantiles;
 //   3. agreement: per source, the rank correlation (Spearman) between its predicted quantiles and the costs measured
@@ -17,9 +18,11 @@
 // The defaults were chosen leave-one-GPU-out (docs/transfer.md): the opening gives tiny budgets the sources' best at
 // once, and the controls before more of it keep what a disagreeing source costs to the opening's two configurations.
 // The budget ends any step; a step's configurations that are known already are skipped at no cost.
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,15 +34,20 @@
 namespace ktune {
 
 struct TransferSettings {
-  std::size_t opening = 2;
+  // Evaluations of the opening; unset: one per source, at least 2 and at most kOpeningSources (opening_for).
+  std::optional<std::size_t> opening;
+  static constexpr std::size_t kOpeningSources = 4;
+  std::size_t opening_for(std::size_t sources) const {
+    return opening ? *opening : std::clamp<std::size_t>(sources, 2, kOpeningSources);
+  }
   std::size_t control = 3;
   std::size_t guided = 2;
   double min_agreement = 0.3;  // at most 0: never fall back
   double sharpness = 16;       // weights are correlation^sharpness: the best-agreeing source leads
   std::string agreed;          // the strategy of step 5 ("": transfer_handover's choice)
 };
-// "name=value" texts (opening, control, guided, min_agreement, sharpness, agreed) applied to `settings`; throws
-// std::invalid_argument naming the text.
+// "name=value" texts (opening: a count or "sources", control, guided, min_agreement, sharpness, agreed) applied to
+// `settings`; throws std::invalid_argument naming the text.
 void apply_transfer_settings(TransferSettings& settings, const std::vector<std::string>& texts);
 
 // What the agreeing sources predict: per source, per configuration index, its quantile in [0, 1] (0: its best).
