@@ -22,7 +22,22 @@ _HIGHER_IS_BETTER = {
 }
 
 # strategy_options keys that are neither the budget nor a strategy's hyperparameters (Kernel Tuner's own).
-_IGNORED_OPTIONS = ("x0", "searchspace_construction_options")
+_IGNORED_OPTIONS = ("searchspace_construction_options",)
+
+# Kernel Tuner's strategy_map: every strategy tune_kernel runs by name (ktune's, and pyatf_strategies, Kernel Tuner's
+# name for pyATF's techniques), as ktune.strategies.NAME gives it; each has Kernel Tuner's `_options` (its options,
+# with their descriptions and defaults). Kernel Tuner's skopt (scikit-optimize, not in Debian) is not among them.
+def _strategy_map():
+    from ktune.strategies import RegisteredStrategy
+    return {name: RegisteredStrategy(name) for name in list(_ktune.strategy_names()) + ["pyatf_strategies"]}
+
+
+strategy_map = _strategy_map()
+
+# Kernel Tuner's strategies that refuse a starting point (strategy_options['x0']) with a ValueError; the others
+# evaluate it first.
+_NO_STARTING_POINT = ("brute_force", "random_sample", "bayes_opt", "pyatf_strategies", "adaptive_tabu_greywolf",
+                      "hybrid_vndx", "nsga2", "nsga3")
 
 _INT64 = (-2**63, 2**63 - 1)
 
@@ -214,11 +229,32 @@ def _custom_search_method(path, class_name, options):
     return OptAlgWrapper(optimizer_class(**arguments))
 
 
+def _start(x0, strategy, tune_params):
+    """Kernel Tuner's strategy option ``x0``, the configuration the search starts from, as the job's list of start
+    configurations: it is evaluated first (a dict by parameter name when the tunable parameters are known, else the
+    values in the order of the cache's parameters). Kernel Tuner's strategies that take no starting point refuse it
+    with ValueError, as there."""
+    if x0 is None:
+        return None
+    if isinstance(strategy, str) and strategy in _NO_STARTING_POINT:
+        raise ValueError(f"strategy_options['x0']: Kernel Tuner's {strategy} takes no starting point")
+    if not isinstance(x0, (list, tuple)):
+        raise ValueError(f"strategy_options['x0'] must be a list of one value per tunable parameter, not {x0!r}")
+    if tune_params is None:
+        return [list(x0)]
+    if len(x0) != len(tune_params):
+        raise ValueError(f"strategy_options['x0'] has {len(x0)} values for the {len(tune_params)} tunable parameters "
+                         f"({', '.join(tune_params)})")
+    return [dict(zip(tune_params, x0))]
+
+
 def _strategy_settings(strategy, strategy_options, seed=None):
     """The strategy's name (when None: auto with a budget, else brute_force), native object (custom optimisers),
     budget, hyperparameters and seed from ``strategy_options`` (the ``seed`` argument first, else the option, else 0);
-    options the strategy does not have are ignored with a warning, as Kernel Tuner ignores them."""
+    options the strategy does not have are ignored with a warning, as Kernel Tuner ignores them. ``x0`` is left for
+    _start."""
     options = dict(strategy_options or {})
+    options.pop("x0", None)
     max_fevals = options.pop("max_fevals", None)
     time_limit = options.pop("time_limit", None)
     if max_fevals is not None and (not isinstance(max_fevals, numbers.Integral) or max_fevals < 1):
@@ -290,13 +326,14 @@ def _simulate(cache, strategy, strategy_options, restrictions, tune_params, obje
         _check_tune_params(tune_params)
     if not os.path.exists(path) and os.path.exists(path + ".json"):
         path += ".json"  # Kernel Tuner appends .json to a cache name without it
+    start = _start((strategy_options or {}).get("x0"), strategy, tune_params)
     strategy, settings, max_fevals, time_limit, seed, strategy_object = \
         _strategy_settings(strategy, strategy_options, seed)
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
     derived, computed = _split_metrics(metrics, objective_names)
     texts, keep = _restrictions(restrictions, tune_params)
     out = _ktune.simulate(path, strategy, settings, max_fevals, time_limit, objective_texts, texts, derived, keep, seed,
-                          None, strategy_object, store, list(transfer), wisdom, dashboard, avoid_failures)
+                          None, strategy_object, store, list(transfer), wisdom, dashboard, avoid_failures, start)
     _refuse_an_empty_space(out, restrictions, tune_params, path)
     _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
     return _finish(out, computed, objective_names, verbose, quiet, live_run=False, started=started)
@@ -431,6 +468,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
             raise ValueError(f"'{forbidden}' cannot be a tunable parameter (Kernel Tuner reserves the name)")
     kernel = _kernel(kernel_name, kernel_source, problem_size, arguments, grid_div_x, grid_div_y, grid_div_z, lang,
                      device, platform, compiler, compiler_options, defines, iterations, block_size_names)
+    start = _start((strategy_options or {}).get("x0"), strategy, tune_params)
     strategy, settings, max_fevals, time_limit, seed, strategy_object = \
         _strategy_settings(strategy, strategy_options, seed)
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
@@ -452,7 +490,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                            strategy_object, _integer(compile_workers, "compile_workers", 0, 2**16), device_list,
                            all_devices, _integer(pending, "pending", 0, 2**16), store_path, transfer_paths,
                            wisdom_path, _integer(confirm_top, "confirm_top", 0, 1000), dashboard_port,
-                           avoid_failures)
+                           avoid_failures, start)
     _refuse_an_empty_space(out, restrictions, tune_params, f"kernel {kernel_name}")
     _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
     return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters, started=started)
@@ -659,6 +697,7 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
             options.setdefault("time_limit", float(value))
         elif kind == "ConfigurationFraction":
             raise NotImplementedError("Budget ConfigurationFraction is not supported (nor by Kernel Tuner)")
+    start = _start(options.get("x0"), strategy, None)  # in the order of the file's parameters
     strategy, settings, max_fevals, time_limit, seed, strategy_object = _strategy_settings(strategy, options)
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, None)
     simulate_path = ""
@@ -682,7 +721,7 @@ def tune_kernel_T1(input_filepath, cache_filepath=None, objective="time", object
         device = None
     out = _ktune.tune_files(path, simulate_path, cache_path, replayed,
                             None if device is None else _integer(device, "device", 0, 2**31 - 1), strategy, settings,
-                            max_fevals, time_limit, objective_texts, seed, strategy_object)
+                            max_fevals, time_limit, objective_texts, seed, strategy_object, start)
     _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
     results, env = _finish(out, [], objective_names, False, True, live_run=not simulation_mode, started=started)
     if not output_T4:

@@ -398,6 +398,9 @@ struct CommonArguments {
   std::size_t confirm_top = 0;  // live: the best K timed again at the end (docs/live-tuning.md)
   bool avoid_failures = false;  // learned failure avoidance (docs/live-tuning.md)
   std::optional<int> dashboard = std::nullopt;  // the live view's port (0: any free one); nullopt: none
+  // None, or configurations evaluated first (Kernel Tuner's x0): each a dict of parameter -> value, or a list of
+  // values in the problem's order.
+  py::object start = py::none();
 };
 
 void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr<PythonErrors>& errors) {
@@ -420,6 +423,19 @@ void apply(const CommonArguments& a, TuneRequest& request, const std::shared_ptr
   request.confirm_top = a.confirm_top;
   request.avoid_failures = a.avoid_failures;
   request.dashboard_port = a.dashboard;
+  if (!a.start.is_none())
+    for (const py::handle configuration : a.start) {
+      TuneRequest::StartConfiguration c;
+      if (py::isinstance<py::dict>(configuration)) {
+        for (const auto& [name, value] : configuration.cast<py::dict>()) {
+          c.names.push_back(py::str(name).cast<std::string>());
+          c.values.push_back(from_python(value));
+        }
+      } else {
+        for (const py::handle v : configuration) c.values.push_back(from_python(v));
+      }
+      request.start.push_back(std::move(c));
+    }
   if (!a.keep.is_none()) {
     // Called from the job, which runs without the GIL: every call takes it. A Python exception becomes the job's
     // refusal with Python's message, formatted while the GIL is held.
@@ -1034,7 +1050,7 @@ PYBIND11_MODULE(_ktune, m) {
                std::vector<std::string> objectives, std::vector<std::string> restrictions,
                std::vector<std::string> derived, py::object keep, std::uint64_t seed, py::object on_result,
                py::object strategy_object, std::string store, std::vector<std::string> transfer,
-               std::string wisdom, std::optional<int> dashboard, bool avoid_failures) {
+               std::string wisdom, std::optional<int> dashboard, bool avoid_failures, py::object start) {
         auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
                                 std::move(objectives), std::move(restrictions), std::move(keep), seed,
                                 std::move(on_result), std::move(strategy_object));
@@ -1043,13 +1059,14 @@ PYBIND11_MODULE(_ktune, m) {
         arguments.wisdom = std::move(wisdom);
         arguments.dashboard = dashboard;
         arguments.avoid_failures = avoid_failures;
+        arguments.start = std::move(start);
         return simulate(std::move(cache_path), std::move(derived), arguments);
       },
       py::arg("cache_path"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
       py::arg("objectives"), py::arg("restrictions"), py::arg("derived"), py::arg("keep"), py::arg("seed"),
       py::arg("on_result") = py::none(), py::arg("strategy_object") = py::none(), py::arg("store") = "",
       py::arg("transfer") = std::vector<std::string>{}, py::arg("wisdom") = "", py::arg("dashboard") = py::none(),
-      py::arg("avoid_failures") = false,
+      py::arg("avoid_failures") = false, py::arg("start") = py::none(),
       "Replays a brute-forced Kernel Tuner cache or T4 file with a strategy. Returns {parameters, results, env, "
       "best, pareto_front, messages}.");
   m.def(
@@ -1061,7 +1078,7 @@ PYBIND11_MODULE(_ktune, m) {
                std::uint64_t seed, py::object on_result, py::object strategy_object, std::size_t compile_workers,
                std::vector<int> devices, bool all_devices, std::size_t pending, std::string store,
                std::vector<std::string> transfer, std::string wisdom, std::size_t confirm_top,
-               std::optional<int> dashboard, bool avoid_failures) {
+               std::optional<int> dashboard, bool avoid_failures, py::object start) {
         auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
                                 std::move(objectives), std::move(restrictions), std::move(keep), seed,
                                 std::move(on_result), std::move(strategy_object));
@@ -1071,6 +1088,7 @@ PYBIND11_MODULE(_ktune, m) {
         arguments.confirm_top = confirm_top;
         arguments.dashboard = dashboard;
         arguments.avoid_failures = avoid_failures;
+        arguments.start = std::move(start);
         return tune_live(name, tune_params, kernel, std::move(verify), cache_path, isolate, arguments,
                          compile_workers, std::move(devices), all_devices, pending);
       },
@@ -1081,7 +1099,7 @@ PYBIND11_MODULE(_ktune, m) {
       py::arg("devices") = std::vector<int>{}, py::arg("all_devices") = false, py::arg("pending") = 0,
       py::arg("store") = "", py::arg("transfer") = std::vector<std::string>{}, py::arg("wisdom") = "",
       py::arg("confirm_top") = 0, py::arg("dashboard") = py::none(), py::arg("avoid_failures") = false,
-      "Tunes a kernel given in memory, live. Returns what simulate returns.");
+      py::arg("start") = py::none(), "Tunes a kernel given in memory, live. Returns what simulate returns.");
   m.def(
       "report",
       [](std::vector<std::string> results, std::string html, std::vector<std::string> objectives, std::size_t top,
@@ -1112,14 +1130,16 @@ PYBIND11_MODULE(_ktune, m) {
                std::optional<std::string> iterations, std::optional<int> device, std::string strategy,
                std::vector<std::string> settings, std::optional<std::uint64_t> max_fevals,
                std::optional<double> time_limit, std::vector<std::string> objectives, std::uint64_t seed,
-               py::object strategy_object) {
+               py::object strategy_object, py::object start) {
+        auto arguments = common(std::move(strategy), std::move(settings), max_fevals, time_limit,
+                                std::move(objectives), {}, py::none(), seed, py::none(), std::move(strategy_object));
+        arguments.start = std::move(start);
         return tune_files(std::move(problem_path), std::move(simulate_path), std::move(cache_path), iterations, device,
-                          common(std::move(strategy), std::move(settings), max_fevals, time_limit,
-                                 std::move(objectives), {}, py::none(), seed, py::none(), std::move(strategy_object)));
+                          arguments);
       },
       py::arg("problem_path"), py::arg("simulate_path"), py::arg("cache_path"), py::arg("iterations"),
       py::arg("device"), py::arg("strategy"), py::arg("settings"), py::arg("max_fevals"), py::arg("time_limit"),
-      py::arg("objectives"), py::arg("seed"), py::arg("strategy_object") = py::none(),
+      py::arg("objectives"), py::arg("seed"), py::arg("strategy_object") = py::none(), py::arg("start") = py::none(),
       "A run of a T1 file, live or replaying a results file.");
   m.def(
       "observer_unavailable",
@@ -1246,6 +1266,15 @@ PYBIND11_MODULE(_ktune, m) {
     std::vector<std::string> names;
     for (const auto& info : strategy_registry()) names.push_back(info.name);
     return names;
+  });
+  m.def("strategy_options", [](const std::string& name) {
+    // Kernel Tuner's _options of a strategy module: name -> (description, default).
+    const StrategyInfo* info = find_strategy(name);
+    if (!info) throw py::value_error("unknown strategy '" + name + "'");
+    py::dict options;
+    for (const auto& spec : info->hyperparameters)
+      options[py::str(spec.name)] = py::make_tuple(spec.description, to_python(spec.default_value));
+    return options;
   });
   m.def("strategy_hyperparameters", [](const std::string& name) {
     const StrategyInfo* info = find_strategy(name);

@@ -267,3 +267,59 @@ def test_env_totals_add_up_to_the_time_the_replay_took(convolution_cache):
         entry = cache[",".join(str(r[name]) for name in names)]
         assert r["compile_time"] == pytest.approx(entry["compile_time"])
         assert r["framework_time"] < actual_ms  # the replay's own, not the recorded run's
+
+
+def test_a_starting_point_x0_is_evaluated_first(convolution_cache):
+    """Kernel Tuner's strategy option x0 (its test_strategies): the search starts from it, so it is the first result;
+    its values follow tune_params, whose order need not be the cache's."""
+    names = parameters_of(convolution_cache)
+    results, _ = ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"max_fevals": 20},
+                                  quiet=True)
+    x = results[-1]  # a configuration the cache holds
+    tune_params = {name: sorted({r[name] for r in results} | {x[name]}) for name in reversed(names)}
+    x0 = [x[name] for name in tune_params]
+    for strategy in ("pso", "genetic_algorithm", "simulated_annealing", "greedy_ils", "basinhopping", "auto"):
+        results, _ = ktune.tune_kernel("convolution_kernel", "", (4096, 4096), [], tune_params, simulation_mode=True,
+                                       cache=convolution_cache, strategy=strategy, quiet=True,
+                                       strategy_options={"max_fevals": 10, "x0": x0})
+        assert [results[0][name] for name in tune_params] == x0, strategy
+        assert len(results) >= 10
+    # tune_cache: x0 in the order of the cache's parameters.
+    results, _ = ktune.tune_cache(convolution_cache, strategy="pso", strategy_options={"max_fevals": 5,
+                                                                                      "x0": [x[n] for n in names]},
+                                  quiet=True)
+    assert [results[0][n] for n in names] == [x[n] for n in names]
+
+
+def test_a_starting_point_is_refused_where_kernel_tuner_refuses_it_or_it_is_not_in_the_space(convolution_cache):
+    names = parameters_of(convolution_cache)
+    results, _ = ktune.tune_cache(convolution_cache, strategy="random_sample", strategy_options={"max_fevals": 1},
+                                  quiet=True)
+    x0 = [results[0][n] for n in names]
+    for strategy in ("brute_force", "random_sample", "bayes_opt", "hybrid_vndx", "adaptive_tabu_greywolf", "nsga2"):
+        with pytest.raises(ValueError, match="x0"):
+            ktune.tune_cache(convolution_cache, strategy=strategy, strategy_options={"max_fevals": 5, "x0": x0},
+                             quiet=True)
+    with pytest.raises(ValueError, match="x0"):
+        ktune.tune_cache(convolution_cache, strategy="pso", strategy_options={"x0": 16}, quiet=True)
+    with pytest.raises(ktune.JobError, match="start configuration 1 .*: 9 values for the 10 parameters"):
+        ktune.tune_cache(convolution_cache, strategy="pso", strategy_options={"max_fevals": 5, "x0": x0[:-1]},
+                         quiet=True)
+    with pytest.raises(ktune.JobError, match="7 is not a value of parameter 'block_size_x'"):
+        ktune.tune_cache(convolution_cache, strategy="pso", strategy_options={"max_fevals": 5, "x0": [7] + x0[1:]},
+                         quiet=True)
+    # A configuration the restrictions leave out.
+    with pytest.raises(ktune.JobError, match="not in the search space"):
+        ktune.tune_cache(convolution_cache, strategy="pso", restrictions=[f"block_size_x != {x0[0]}"],
+                         strategy_options={"max_fevals": 5, "x0": x0}, quiet=True)
+
+
+def test_kernel_tuners_strategy_map_names_every_strategy_with_its_options():
+    from ktune.interface import strategy_map
+    assert {"brute_force", "pso", "genetic_algorithm", "bayes_opt", "pyatf_strategies", "auto"} <= set(strategy_map)
+    options = strategy_map["genetic_algorithm"]._options
+    assert "popsize" in options and len(options["popsize"]) == 2
+    assert "neighbor" not in options and "neighbor" in strategy_map["greedy_mls"]._options
+    results, _ = ktune.tune_cache(shared_path("data/benchmark_hub/cachefiles/pnpoly/RTX_3090.json.gz"),
+                                  strategy=strategy_map["pso"], strategy_options={"max_fevals": 3}, quiet=True)
+    assert len(results) == 3

@@ -1,5 +1,6 @@
 #include "ktune/jobs/tune_job.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -73,6 +74,7 @@ struct TuneJob::State {
   std::int64_t store_session = 0;
   std::vector<std::string> transfer_sources;  // names of the sources the strategy starts from
   std::shared_ptr<const TransferPrior> transfer_prior;  // --transfer: what the sources say (null: none)
+  std::vector<std::size_t> start;  // request.start as configuration indices
   bool ran = false;
 
   void confirm(TuneOutcome& out);
@@ -103,6 +105,7 @@ struct TuneJob::State {
   void open_cache();
   void open_store();
   void open_transfer();
+  void open_start();
   void check_outputs() const;
 
   // The device the spec names, probed once in a short-lived worker (its block-size limit, how many there are).
@@ -648,6 +651,42 @@ void TuneJob::State::open_store() {
   }
 }
 
+// The starting configurations as indices of the space: each must be one of its configurations.
+void TuneJob::State::open_start() {
+  const std::size_t n = space->num_params();
+  for (std::size_t k = 0; k < request.start.size(); ++k) {
+    const TuneRequest::StartConfiguration& given = request.start[k];
+    std::string shown;
+    for (std::size_t i = 0; i < given.values.size(); ++i)
+      shown += (i ? ", " : "") + (given.names.size() == given.values.size() ? given.names[i] + "=" : "") +
+               given.values[i].repr();
+    if (given.values.size() != n || (!given.names.empty() && given.names.size() != n))
+      refuse_request(fmt::format("start configuration {} [{}]: {} values for the {} parameters", k + 1, shown,
+                                 given.values.size(), n));
+    std::vector<Value> values = given.values;  // in the problem's order
+    if (!given.names.empty())
+      for (std::size_t p = 0; p < n; ++p) {
+        const auto at = std::find(given.names.begin(), given.names.end(), space->param_name(p));
+        if (at == given.names.end())
+          refuse_request(fmt::format("start configuration {} [{}]: no value of parameter '{}'", k + 1, shown,
+                                     space->param_name(p)));
+        values[p] = given.values[static_cast<std::size_t>(at - given.names.begin())];
+      }
+    for (std::size_t p = 0; p < n; ++p) {
+      const auto& declared = space->param_values(p);
+      if (std::none_of(declared.begin(), declared.end(), [&](const Value& v) { return python_equal(v, values[p]); }))
+        refuse_request(fmt::format("start configuration {} [{}]: {} is not a value of parameter '{}'", k + 1, shown,
+                                   values[p].repr(), space->param_name(p)));
+    }
+    const auto config = space->config_of(values);
+    const auto index = config ? space->index_of(*config) : std::nullopt;
+    if (!index)
+      refuse_request(fmt::format("start configuration {} [{}] is not in the search space: it fails its restrictions{}",
+                                 k + 1, shown, live() ? "" : " or was not recorded in the replayed results"));
+    start.push_back(*index);
+  }
+}
+
 // The strategy as a transfer search from the sources of this kernel.
 void TuneJob::State::open_transfer() {
   if (request.transfer.empty()) return;
@@ -728,6 +767,7 @@ TuneJob::TuneJob(TuneRequest request) : state_(std::make_unique<State>()) {
   if (!s.request.measure_only) s.open_cache();
   if (!s.request.measure_only) s.open_store();
   if (!s.request.measure_only) s.open_transfer();
+  s.open_start();
 }
 
 TuneJob::~TuneJob() = default;
@@ -746,6 +786,7 @@ TuneOutcome TuneJob::run(const std::vector<TuningListener*>& listeners) {
   options.resumed_count_toward_budget = s.request.budget_counts_resumed;
   options.avoid_failures = s.request.avoid_failures;
   options.failure_sources = s.transfer_prior;  // with avoid_failures: the sources' failures, once they repeat here
+  options.first = s.start;
 
   ResumedResults resumed;
   std::unique_ptr<CacheRecorder> recorder;

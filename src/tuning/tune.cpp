@@ -18,6 +18,7 @@ TuningResult tune(const SearchSpace& space, Evaluator& evaluator, Strategy& stra
   Rng rng(options.seed);
   std::string failure;
   try {
+    for (std::size_t index : options.first) (void)cost(index);
     if (!cost.exhausted()) strategy.run(space, cost, rng);
   } catch (const BudgetExhausted&) {
     // The budget ended: the run is complete.

@@ -576,3 +576,58 @@ TEST(TuneJob, WithoutAStrategyABudgetedRunUsesAutoAndAnUnlimitedOneBruteForce) {
   target.target = 1.0;
   EXPECT_EQ(default_strategy(target), "brute_force");  // a target alone does not limit the run
 }
+
+namespace {
+
+// Kernel Tuner's x0: the configurations the request starts from are evaluated first, in order, by name or in the
+// problem's order, and the strategy then runs within the same budget.
+TEST(TuneJob, StartConfigurationsAreEvaluatedFirst) {
+  const io::ResultsFile file = io::read_results_file(kConvolution);
+  const std::vector<Value> a = file.records[17].config, b = file.records[401].config;
+  TuneRequest r = simulated("pso", 12);
+  r.start.push_back({{}, a});
+  std::vector<std::string> names;
+  for (const auto& p : file.problem.parameters) names.push_back(p.name);
+  std::vector<std::string> reversed_names(names.rbegin(), names.rend());
+  r.start.push_back({reversed_names, std::vector<Value>(b.rbegin(), b.rend())});
+  TuneJob job(std::move(r));
+  const TuneOutcome out = job.run();
+  ASSERT_EQ(out.records.size(), 12u);
+  EXPECT_TRUE(same(out.records[0].config, a));
+  EXPECT_TRUE(same(out.records[1].config, b));
+}
+
+TEST(TuneJob, AStartConfigurationOutsideTheSpaceIsRefusedNamingIt) {
+  const io::ResultsFile file = io::read_results_file(kConvolution);
+  auto refused = [&](TuneRequest::StartConfiguration start, const std::string& expected) {
+    TuneRequest r = simulated("pso", 12);
+    r.start.push_back(std::move(start));
+    try {
+      TuneJob job(std::move(r));
+      ADD_FAILURE() << "not refused: " << expected;
+    } catch (const JobError& e) {
+      EXPECT_EQ(e.kind(), JobError::Kind::request);
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  std::vector<Value> values = file.records[0].config;
+  refused({{}, std::vector<Value>(values.begin(), values.end() - 1)}, "9 values for the 10 parameters");
+  values[0] = Value(7);
+  refused({{}, values}, "7 is not a value of parameter 'block_size_x'");
+  values = file.records[0].config;
+  std::vector<std::string> names;
+  for (const auto& p : file.problem.parameters) names.push_back(p.name);
+  names[1] = names[0];
+  refused({names, values}, "no value of parameter '" + file.problem.parameters[1].name + "'");
+  TuneRequest r = simulated("pso", 12);
+  r.restrictions = {"block_size_x != " + values[0].repr()};
+  r.start.push_back({{}, values});
+  try {
+    TuneJob job(std::move(r));
+    ADD_FAILURE() << "a configuration the restrictions leave out was taken";
+  } catch (const JobError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not in the search space"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

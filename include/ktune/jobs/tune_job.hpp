@@ -109,6 +109,15 @@ struct TuneRequest {
   // search (tuning/transfer_search.hpp) that starts from them. Single objective only.
   std::vector<std::string> transfer;
   std::vector<std::string> transfer_settings;  // name=value (TransferSettings)
+  // Configurations evaluated first, in this order, before the strategy runs (Kernel Tuner's strategy option x0, the
+  // user's starting point). Each must be a configuration of the space (refused otherwise, naming it); the strategy
+  // then finds it measured, so strategies that build on the best so far (local searches, auto's second stage, the
+  // transfer search) take it into account at no cost.
+  struct StartConfiguration {
+    std::vector<std::string> names;  // the parameters the values are of, each once; empty: the problem's order
+    std::vector<Value> values;
+  };
+  std::vector<StartConfiguration> start;
   // Results resumed from the cache count toward max_evaluations and the fraction, as Kernel Tuner counts cached
   // configurations: rerunning a finished command measures nothing. False: the budget is for new measurements.
   bool budget_counts_resumed = true;

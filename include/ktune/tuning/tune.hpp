@@ -32,6 +32,9 @@ struct TuningOptions {
   bool resumed_count_toward_budget = true;  // CostFunctionOptions
   bool avoid_failures = false;              // CostFunctionOptions: learned failure avoidance
   std::shared_ptr<const TransferPrior> failure_sources;  // CostFunctionOptions: with avoid_failures
+  // Configurations evaluated first, in order, before the strategy runs (a user's starting point); known ones cost
+  // nothing, and the budget can end among them.
+  std::vector<std::size_t> first;
 };
 
 struct TuningResult {

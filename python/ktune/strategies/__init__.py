@@ -15,6 +15,14 @@ class RegisteredStrategy:
     def tune(self, *args, **kwargs):
         raise TypeError(f"{self!r} is run by tune_kernel(strategy=...), not called")
 
+    @property
+    def _options(self):
+        """Kernel Tuner's ``_options`` of the strategy module: option name -> (description, default), here ktune's
+        hyperparameters of the strategy (pyATF's for pyatf_strategies: its search technique)."""
+        if self.name == "pyatf_strategies":
+            return {"searchtechnique": ("pyATF's search technique", "simulated_annealing")}
+        return _ktune.strategy_options(self.name)
+
 
 def __getattr__(name):
     if name.startswith("__"):
