@@ -236,8 +236,9 @@ def _start(x0, strategy, tune_params):
     with ValueError, as there."""
     if x0 is None:
         return None
-    if isinstance(strategy, str) and strategy in _NO_STARTING_POINT:
-        raise ValueError(f"strategy_options['x0']: Kernel Tuner's {strategy} takes no starting point")
+    name = strategy if isinstance(strategy, str) else getattr(strategy, "name", None)  # ktune.strategies.NAME too
+    if name in _NO_STARTING_POINT:
+        raise ValueError(f"strategy_options['x0']: Kernel Tuner's {name} takes no starting point")
     if not isinstance(x0, (list, tuple)):
         raise ValueError(f"strategy_options['x0'] must be a list of one value per tunable parameter, not {x0!r}")
     if tune_params is None:

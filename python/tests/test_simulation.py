@@ -300,6 +300,9 @@ def test_a_starting_point_is_refused_where_kernel_tuner_refuses_it_or_it_is_not_
         with pytest.raises(ValueError, match="x0"):
             ktune.tune_cache(convolution_cache, strategy=strategy, strategy_options={"max_fevals": 5, "x0": x0},
                              quiet=True)
+    with pytest.raises(ValueError, match="brute_force takes no starting point"):
+        ktune.tune_cache(convolution_cache, strategy=ktune.strategies.brute_force, strategy_options={"x0": x0},
+                         quiet=True)
     with pytest.raises(ValueError, match="x0"):
         ktune.tune_cache(convolution_cache, strategy="pso", strategy_options={"x0": 16}, quiet=True)
     with pytest.raises(ktune.JobError, match="start configuration 1 .*: 9 values for the 10 parameters"):

@@ -697,8 +697,8 @@ void TuneJob::State::open_transfer() {
   try {
     apply_transfer_settings(ts, request.transfer_settings);
     const std::string kernel = evaluator->kernel_name().empty() ? space->problem().name : evaluator->kernel_name();
-    const std::vector<TransferSource> sources =
-        merge_same_device(sources_for(read_transfer_sources(request.transfer), request.transfer, space->problem(), kernel));
+    const std::vector<TransferSource> sources = merge_same_device(
+        sources_for(read_transfer_sources(request.transfer), request.transfer, space->problem(), kernel));
     for (const auto& source : sources) transfer_sources.push_back(source.name);
     transfer_prior = std::make_shared<const TransferPrior>(*space, sources, objectives[0].name,
                                                            !objectives[0].higher_is_better);

@@ -112,9 +112,9 @@ bool same_origin(const std::string& path_a, const io::ResultsFile& a, const std:
 bool same_measured_device(const std::string& path_a, const io::ResultsFile& a, const std::string& path_b,
                           const io::ResultsFile& b) {
   const std::string device_a = normalised(a.device_name), device_b = normalised(b.device_name);
-  const bool same_device = !device_a.empty() && !device_b.empty()
-                               ? device_a == device_b
-                               : !file_device_name(path_a).empty() && file_device_name(path_a) == file_device_name(path_b);
+  const std::string file_a = file_device_name(path_a);
+  const bool both_named = !device_a.empty() && !device_b.empty();
+  const bool same_device = both_named ? device_a == device_b : !file_a.empty() && file_a == file_device_name(path_b);
   return same_device && io::same_problem_size(a.problem_size, b.problem_size);
 }
 

@@ -121,9 +121,10 @@ TEST(TransferJob, CompareCountsACacheAndItsT4TwinAsOneSource) {
                 hub("convolution_milo/A4000_T4.json.gz"), hub("convolution_milo/MI250X.json.gz"),
                 hub("convolution_milo/MI250X_T4.json.gz")};
   const auto twins = ComparisonJob(r).run();
-  EXPECT_EQ(twins.spaces[0].transfer_sources,
-            (std::vector<std::string>{hub("convolution_milo/A4000.json.gz") + " + " + hub("convolution_milo/A4000_T4.json.gz"),
-                                      hub("convolution_milo/MI250X.json.gz") + " + " + hub("convolution_milo/MI250X_T4.json.gz")}));
+  auto twin = [](const std::string& device) {
+    return hub("convolution_milo/" + device + ".json.gz") + " + " + hub("convolution_milo/" + device + "_T4.json.gz");
+  };
+  EXPECT_EQ(twins.spaces[0].transfer_sources, (std::vector<std::string>{twin("A4000"), twin("MI250X")}));
   EXPECT_EQ(twins.aggregate[1].score, caches.aggregate[1].score);
 }
 
