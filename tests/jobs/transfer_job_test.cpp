@@ -131,7 +131,9 @@ TEST(TransferJob, CompareCountsACacheAndItsT4TwinAsOneSource) {
 // Reduction at 4M elements from the 16M size (PoCL, bench/spaces): the sizes agree overall (Spearman 0.92), but the
 // 16M size's best are 1.1-1.3 times the 4M optimum, which ranks 79th there. Regressed on the source's quantiles (the
 // plain GP beside it), the search stayed in the source's best region: -0.030 against cold on average over seeds 0-2,
-// -0.045 at worst. With the model on their logarithm, which proposes when it predicts better: -0.011.
+// -0.045 at worst. With the model on their logarithm, which proposes when it predicts better: -0.011 (transfer
+// 0.894). Since bayes_opt opens with 3 configurations instead of 5 (2026-11-29) cold auto scores 0.929 there instead of
+// 0.905, transfer is unchanged, and the difference is -0.034: inside the 0.05, and transfer itself must hold.
 TEST(TransferJob, ASourceThatAgreesOnlyBelowTheTopCostsLittle) {
   if (ktune::testing::kUnderSanitizers) GTEST_SKIP() << "300 runs of a statistical check; the code is covered above";
   const std::string dir = std::string(KTUNE_SOURCE_DIR) + "/bench/spaces/cachefiles/reduction_ocl/";
@@ -141,14 +143,16 @@ TEST(TransferJob, ASourceThatAgreesOnlyBelowTheTopCostsLittle) {
   r.transfer = {dir + "pocl_16M.json.gz"};
   r.options.repeats = 100;
   r.options.threads = 1;
-  double gain = 0;
+  double gain = 0, transfer = 0;
   for (std::uint64_t seed : {0, 1, 2}) {
     r.options.seed = seed;
     const auto report = ComparisonJob(r).run();
     ASSERT_EQ(report.strategies, (std::vector<std::string>{"auto", "auto+transfer"}));
     gain += (report.aggregate[1].score - report.aggregate[0].score) / 3;
+    transfer += report.aggregate[1].score / 3;
   }
-  EXPECT_GT(gain, -0.02);
+  EXPECT_GT(gain, -0.05);
+  EXPECT_GT(transfer, 0.88);
 }
 
 TEST(TransferJob, CompareRefusesBadSettingsAndSeveralObjectives) {
