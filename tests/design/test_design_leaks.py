@@ -61,3 +61,35 @@ def test_a_planted_secret_never_reaches_the_server_nor_the_log(tmp_path, env):
     assert all(p.name.startswith("ktune-plugin-headers-") for p in kept), kept
     assert all("TOPSECRET" not in p.read_text() for p in kept if p.suffix == ".hpp")
     assert not list(out.rglob("*.so")) and not (out / "scratch").exists()
+
+
+def test_no_process_ktune_starts_inherits_the_api_key(tmp_path, env):
+    """ktune design keeps the API key to itself: the compiler that precompiles the plug-in headers (run outside the
+    sandbox, before any candidate) and every other process it starts get an environment without it. They are readable
+    by any process of the user that can see them: under `ctest -j2` a hostile candidate of another run, sandboxed
+    without a pid namespace, read the key from such a compiler's /proc/PID/environ."""
+    key = "sk-inherited-key-4be1"
+    dumps = tmp_path / "environments"
+    dumps.mkdir()
+    wrapper = tmp_path / "cxx-wrapper"
+    # Records the environment it was started with, then compiles (the candidates' compilers run in the sandbox's
+    # emptied environment, where this folder may not even be visible).
+    wrapper.write_text(f"#!/bin/sh\nenv > \"{dumps}/env.$$\" 2>/dev/null\nexec g++ \"$@\"\n")
+    wrapper.chmod(0o755)
+    out = tmp_path / "run"
+    env = dict(env, CXX=str(wrapper), OPENAI_API_KEY=key, KTUNE_PLUGIN_HEADERS_CACHE=str(tmp_path / "headers"))
+    server = MockServer(tmp_path, [{"content": scripted_candidates.working(0)}])
+    try:
+        done = subprocess.run(design_args(server, out, budget=1, extra=["--json"]), env=env, capture_output=True,
+                              text=True, timeout=300)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    # (The candidate's own compile, in the sandbox, may not see the wrapper's folder and fail: that is not checked.)
+    seen = list(dumps.iterdir())
+    assert seen, "the compiler wrapper never ran outside the sandbox: the test checks nothing"
+    for dump in seen:
+        text = dump.read_text()
+        assert key not in text and "OPENAI_API_KEY" not in text, dump.name
+    # The key itself still goes where it belongs: to the model's server, as the bearer token.
+    assert server.served()[0]["authorization"] == f"Bearer {key}"
