@@ -1,7 +1,6 @@
 // `ktune design`: designs new strategies with a language model (an OpenAI-compatible chat-completions endpoint) in a
 // (mu + lambda) evolutionary loop; every candidate is compiled as a plug-in and scored by the methodology on
 // brute-forced training spaces. The rules are DesignJob's (ktune/jobs/design_job.hpp); this file only translates.
-#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -56,16 +55,9 @@ int run_design(DesignOptions& o) {
       }
     }
   }
-  // The key stays in this process: what it starts (the compiler that precompiles the plug-in headers, a shell) would
-  // otherwise inherit it in an environment that any process of this user that sees it can read, a candidate of
-  // another run without a pid namespace included. Its characters in the environment this process started with (what
-  // its /proc/PID/environ shows) are overwritten as well, and the process is concealed from here on.
-  if (char* key = std::getenv(o.api_key_env.c_str()); key && *key) {
-    o.llm.api_key = key;
-    std::fill(key, key + o.llm.api_key.size(), '\0');
-  }
-  ::unsetenv(o.api_key_env.c_str());
-  sandbox::conceal_this_process();
+  // Not inherited by what ktune starts (the compiler of the plug-in headers): candidates of another run without a pid
+  // namespace can read any environment of this user's processes.
+  o.llm.api_key = sandbox::take_secret_from_environment(o.api_key_env);
   o.llm.model = r.model;
   if (!o.quiet)
     o.llm.on_retry = [](int attempt, double seconds, const std::string& why) {

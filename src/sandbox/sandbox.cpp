@@ -428,6 +428,17 @@ bool inside() { return g_inside; }
 
 void conceal_this_process() { (void)::prctl(PR_SET_DUMPABLE, 0); }
 
+std::string take_secret_from_environment(const std::string& name) {
+  std::string secret;
+  if (char* value = std::getenv(name.c_str()); value && *value) {
+    secret = value;
+    std::fill(value, value + secret.size(), '\0');  // in the starting block when it was set before the process began
+  }
+  ::unsetenv(name.c_str());
+  conceal_this_process();
+  return secret;
+}
+
 unsigned spawning_threads(unsigned threads) {
   (void)available_layers();
 #ifdef KTUNE_ADDRESS_SANITIZER

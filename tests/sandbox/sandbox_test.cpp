@@ -348,3 +348,33 @@ TEST_F(Sandbox, AnOrdinaryUsersSandboxStartsWithTheLayersItsProbeFound) {
 
 }  // namespace
 }  // namespace ktune::sandbox
+
+namespace ktune::sandbox {
+namespace {
+
+// A secret read from the environment is left to no other process: not inherited by what this process starts, and
+// this process is no longer dumpable (its /proc/PID/environ is then unreadable to the user's other processes). In a
+// child, so that the test process keeps its environment and stays dumpable.
+TEST(TakeSecret, NoProcessStartedAfterwardsSeesIt) {
+  ::setenv("KTUNE_TEST_SECRET", "sk-take-me-6d2a", 1);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string secret = take_secret_from_environment("KTUNE_TEST_SECRET");
+    if (secret != "sk-take-me-6d2a") ::_exit(10);
+    if (std::getenv("KTUNE_TEST_SECRET")) ::_exit(11);
+    if (::prctl(PR_GET_DUMPABLE) != 0) ::_exit(12);
+    // A shell started now does not have it.
+    if (std::system("test -z \"${KTUNE_TEST_SECRET+set}\"") != 0) ::_exit(13);
+    if (!take_secret_from_environment("KTUNE_TEST_SECRET").empty()) ::_exit(14);  // taken: nothing left
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ::unsetenv("KTUNE_TEST_SECRET");
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+}  // namespace
+}  // namespace ktune::sandbox

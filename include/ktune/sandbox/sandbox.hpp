@@ -131,6 +131,12 @@ bool inside();
 // namespace of its own (the degraded mode, where every process of the user is visible).
 void conceal_this_process();
 
+// Reads the secret in environment variable `name` (an API key) and leaves none of it to another process: the variable
+// is removed from the environment (what this process starts, a compiler, a shell, does not inherit it), its
+// characters are overwritten in the block this process's /proc/PID/environ shows, and this process is concealed.
+// "" when the variable is unset or empty (the process is concealed all the same).
+std::string take_secret_from_environment(const std::string& name);
+
 // How many of `threads` may start sandboxed processes at once, for a caller about to start them: the layers are
 // probed now, before the threads exist, and under GCC's AddressSanitizer it is 1, as its allocator has no fork
 // handler (a fork can copy a lock another thread holds, and the child waits for it forever; glibc's malloc and
