@@ -259,3 +259,13 @@ def test_env_totals_add_up_to_the_time_tune_kernel_took():
     assert all(env[key] > 0.0 for key in timings), {key: env[key] for key in timings}
     recorded = sum(env[key] for key in timings)
     assert 0 < recorded < wall_ms and wall_ms - recorded < 10
+
+
+def test_a_starting_point_x0_is_measured_first_live():
+    a, b, c, n = data(2048)
+    tune_params = {"unroll": [1, 2, 4, 8], "block": [1, 2, 3]}
+    results, _ = run_or_skip("vector_add", VECTOR_ADD_C, int(n), [c, a, b, n], tune_params, lang="C", quiet=True,
+                             iterations=1, strategy="pso",
+                             strategy_options={"max_fevals": 3, "x0": [8, 3], "seed": 2})
+    assert (results[0]["unroll"], results[0]["block"]) == (8, 3)
+    assert len({(r["unroll"], r["block"]) for r in results}) == 3
