@@ -23,6 +23,18 @@ def hostile(name, include_line, trailer=""):
     return reply.replace("KTUNE_STRATEGY_PLUGIN(describe)\n", "KTUNE_STRATEGY_PLUGIN(describe)\n" + trailer)
 
 
+def run_design(tmp_path, out, env, replies):
+    """ktune design with one language-model call per reply; the finished run and the (closed) mock server."""
+    server = MockServer(tmp_path, [{"content": r} for r in replies])
+    try:
+        done = subprocess.run(design_args(server, out, budget=len(replies), extra=["--json"]), env=env,
+                              capture_output=True, text=True, timeout=300)
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    return done, server
+
+
 def test_a_planted_secret_never_reaches_the_server_nor_the_log(tmp_path, env):
     out = tmp_path / "run"
     out.mkdir()
@@ -33,13 +45,7 @@ def test_a_planted_secret_never_reaches_the_server_nor_the_log(tmp_path, env):
              hostile("relative_includer", '#include "../secret.txt"'),
              hostile("assembler_includer", "", f'asm(".include \\"{absolute}\\"");\n'),
              scripted_candidates.working(0)]
-    server = MockServer(tmp_path, [{"content": s} for s in steps])
-    try:
-        done = subprocess.run(design_args(server, out, budget=4, extra=["--json"]), env=env, capture_output=True,
-                              text=True, timeout=300)
-    finally:
-        server.close()
-    assert done.returncode == 0, done.stderr
+    done, server = run_design(tmp_path, out, env, steps)
     result = json.loads(done.stdout)
     stages = [c["result"]["stage"] for c in result["candidates"]]
     assert stages == ["compile", "compile", "compile", "scored"], stages
@@ -78,13 +84,7 @@ def test_no_process_ktune_starts_inherits_the_api_key(tmp_path, env):
     wrapper.chmod(0o755)
     out = tmp_path / "run"
     env = dict(env, CXX=str(wrapper), OPENAI_API_KEY=key, KTUNE_PLUGIN_HEADERS_CACHE=str(tmp_path / "headers"))
-    server = MockServer(tmp_path, [{"content": scripted_candidates.working(0)}])
-    try:
-        done = subprocess.run(design_args(server, out, budget=1, extra=["--json"]), env=env, capture_output=True,
-                              text=True, timeout=300)
-    finally:
-        server.close()
-    assert done.returncode == 0, done.stderr
+    _, server = run_design(tmp_path, out, env, [scripted_candidates.working(0)])
     # (The candidate's own compile, in the sandbox, may not see the wrapper's folder and fail: that is not checked.)
     seen = list(dumps.iterdir())
     assert seen, "the compiler wrapper never ran outside the sandbox: the test checks nothing"
