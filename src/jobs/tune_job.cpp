@@ -672,13 +672,14 @@ void TuneJob::State::open_start() {
                                      space->param_name(p)));
         values[p] = given.values[static_cast<std::size_t>(at - given.names.begin())];
       }
-    for (std::size_t p = 0; p < n; ++p) {
-      const auto& declared = space->param_values(p);
-      if (std::none_of(declared.begin(), declared.end(), [&](const Value& v) { return python_equal(v, values[p]); }))
-        refuse_request(fmt::format("start configuration {} [{}]: {} is not a value of parameter '{}'", k + 1, shown,
-                                   values[p].repr(), space->param_name(p)));
-    }
     const auto config = space->config_of(values);
+    if (!config)  // some value is not in its parameter's list: name it
+      for (std::size_t p = 0; p < n; ++p) {
+        const auto& declared = space->param_values(p);
+        if (std::none_of(declared.begin(), declared.end(), [&](const Value& v) { return python_equal(v, values[p]); }))
+          refuse_request(fmt::format("start configuration {} [{}]: {} is not a value of parameter '{}'", k + 1, shown,
+                                     values[p].repr(), space->param_name(p)));
+      }
     const auto index = config ? space->index_of(*config) : std::nullopt;
     if (!index)
       refuse_request(fmt::format("start configuration {} [{}] is not in the search space: it fails its restrictions{}",
