@@ -14,6 +14,12 @@ namespace {
 
 // Hops that only revisit known configurations are free but pointless: restart after this many in a row.
 constexpr int kIdleHops = 2;
+// A local search ends after this many calls in a row that evaluate nothing new (at most dims() + 4, the other
+// strategies' rule). The last calls of a converging COBYLA shrink its simplex below a grid step and only revisit the
+// basin's known configurations; basin hopping's next hop explores anyway. On RTX 3090 gemm this halves the
+// strategy's own time (291 -> 141 ms for 10 runs); the twelve GPU and eight PoCL spaces, 100 repeats, seeds 0-5:
+// 0.4330 -> 0.4343 (worst space -0.011); the 156 protocol spaces, 40 repeats: 0.2891 -> 0.2887.
+constexpr int kLocalIdleCalls = 6;
 
 struct BasinhoppingSettings {
   LocalMethod method;
@@ -36,11 +42,13 @@ class Basinhopping final : public Strategy {
       return;
     }
     const double step = view.epsilon();
+    const int idle_calls = std::min(kLocalIdleCalls, static_cast<int>(d) + 4);
     constexpr int kInterval = 50;  // scipy: adapt the step size every 50 hops towards 50% acceptance
     for (;;) {
       const std::size_t n = population_size(s_.start_sample, space.size(), 1);
       LocalResult current =
-          local_minimize(view, cost, rng, s_.method, view.best_random_point(cost, rng, n, s_.lhs), s_.maxiter, step);
+          local_minimize(view, cost, rng, s_.method, view.best_random_point(cost, rng, n, s_.lhs), s_.maxiter, step,
+                         idle_calls);
       double stepsize = s_.stepsize * view.epsilon();
       int accepted = 0, idle = 0;  // idle: hops in a row that evaluated nothing new (stuck in known basins)
       for (int hop = 1; hop <= s_.niter && idle < kIdleHops; ++hop) {
@@ -48,7 +56,7 @@ class Basinhopping final : public Strategy {
         std::vector<double> x = current.x;
         for (auto& xk : x) xk += uniform(rng, -stepsize, stepsize);
         view.clip(x);
-        LocalResult trial = local_minimize(view, cost, rng, s_.method, std::move(x), s_.maxiter, step);
+        LocalResult trial = local_minimize(view, cost, rng, s_.method, std::move(x), s_.maxiter, step, idle_calls);
         // Metropolis: always downhill, uphill with probability exp(-delta / T).
         const double delta = trial.cost - current.cost;
         const double r = rng.uniform01();

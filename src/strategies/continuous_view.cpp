@@ -283,7 +283,7 @@ bool uses_gradient(LocalMethod method) {
 }  // namespace
 
 LocalResult local_minimize(ContinuousView& view, CostFunction& cost, Rng& rng, LocalMethod method,
-                           std::vector<double> x0, int max_calls, double step) {
+                           std::vector<double> x0, int max_calls, double step, int idle_calls) {
   const std::size_t n = view.dims();
   view.clip(x0);
   // The start is always costed here, so every local search makes at least one request (the stall guard then sees
@@ -294,9 +294,9 @@ LocalResult local_minimize(ContinuousView& view, CostFunction& cost, Rng& rng, L
   std::unique_ptr<nlopt_opt_s, void (*)(nlopt_opt)> opt(nlopt_create(algorithm_of(method), static_cast<unsigned>(n)),
                                                         nlopt_destroy);
   if (!opt) throw std::runtime_error("NLopt could not create the local optimiser");
-  // Calls in a row without a new evaluation after which the search counts as converged on the grid. PRAXIS probes
-  // with tiny steps for a long time before it moves, so it only stops at max_calls.
-  const int idle_limit = method == LocalMethod::Powell ? max_calls : static_cast<int>(n) + 4;
+  const int idle_limit = method == LocalMethod::Powell ? max_calls
+                         : idle_calls > 0             ? idle_calls
+                                                      : static_cast<int>(n) + 4;
   NloptObjective objective{view, cost, rng, opt.get(), step, max_calls - 1, idle_limit, 0,
                       cost.evaluations(), result.x, result.cost, nullptr, {}};
   nlopt_set_lower_bounds(opt.get(), view.lower().data());

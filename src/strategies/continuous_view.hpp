@@ -96,9 +96,11 @@ struct LocalResult {
 };
 
 // One local minimisation from x0 by `method` with at most `max_calls` objective calls (memoised revisits included)
-// and initial steps of `step` (a multiple of epsilon, so probes reach neighbouring values). BudgetExhausted thrown in
-// the objective is carried across NLopt's C code and rethrown here.
+// and initial steps of `step` (a multiple of epsilon, so probes reach neighbouring values). It ends as converged on
+// the grid after `idle_calls` calls in a row that evaluate nothing new (0: dims() + 4; PRAXIS, which probes with tiny
+// steps for long before it moves, only at max_calls). BudgetExhausted thrown in the objective is carried across
+// NLopt's C code and rethrown here.
 LocalResult local_minimize(ContinuousView& view, CostFunction& cost, Rng& rng, LocalMethod method,
-                           std::vector<double> x0, int max_calls, double step);
+                           std::vector<double> x0, int max_calls, double step, int idle_calls = 0);
 
 }  // namespace ktune::strategies
