@@ -175,10 +175,12 @@ void FailureModel::fit_boundary() {
   }
   // Believed only where the evaluations it calls failures did fail.
   boundary_trusted_ = false;
+  informative_ = false;
   if (!std::all_of(w.begin(), w.end(), [](double v) { return std::isfinite(v); })) {
     std::fill(w.begin(), w.end(), 0.0);  // diverged: start afresh next time, believe nothing now
     return;
   }
+  informative_ = explains_failures(w);
   std::size_t above = 0, ran_above = 0;
   for (std::size_t i = 0; i < n; ++i)
     if (boundary_score(&features_[i * d]) > logit(kBoundaryProbabilities[0])) {
@@ -194,6 +196,23 @@ void FailureModel::fit_boundary() {
     ++level;
   boundary_probability_ = kBoundaryProbabilities[level];
   boundary_logit_ = logit(boundary_probability_);
+}
+
+bool FailureModel::explains_failures(const std::vector<double>& w) const {
+  const std::size_t d = column_param_.size(), n = failed_.size();
+  if (d == 0 || failures_ == 0 || failures_ == n) return false;
+  double log_likelihood = 0;  // of the fit, unpenalised
+  for (std::size_t i = 0; i < n; ++i) {
+    const double s = linear_score(w, [x = &features_[i * d]](std::size_t c) { return x[c]; });
+    log_likelihood -= (s > 0 ? s + std::log1p(std::exp(-s)) : std::log1p(std::exp(s))) - (failed_[i] ? s : 0.0);
+  }
+  const double rate = static_cast<double>(failures_) / static_cast<double>(n);
+  const double constant = static_cast<double>(failures_) * std::log(rate) +
+                          static_cast<double>(n - failures_) * std::log1p(-rate);
+  // The chi-square quantile by Wilson and Hilferty's cube-root approximation (within 1% from 3 degrees of freedom).
+  const double k = static_cast<double>(d), h = 2.0 / (9.0 * k);
+  const double quantile = k * std::pow(1.0 - h + kEvidenceZ * std::sqrt(h), 3);
+  return 2.0 * (log_likelihood - constant) > quantile;
 }
 
 double FailureModel::boundary_score(const float* features) const {
@@ -213,7 +232,7 @@ double FailureModel::score_of(std::size_t index) const {
 }
 
 double FailureModel::failure_probability(std::size_t index) const {
-  return fitted_ > 0 ? 1.0 / (1.0 + std::exp(-score_of(index))) : 0.0;
+  return fitted_ > 0 && informative_ ? 1.0 / (1.0 + std::exp(-score_of(index))) : 0.0;
 }
 
 bool FailureModel::trusts_source(std::size_t s) const {

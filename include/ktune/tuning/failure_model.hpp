@@ -58,6 +58,10 @@ class FailureModel {
   static constexpr double kBoundaryRidge = 0.01;  // the L2 penalty's weight (features in [0, 1])
   static constexpr std::size_t kBoundaryMinSupport = 3;
   static constexpr std::size_t kBoundaryPrecision = 20;
+  // failure_probability() is given only while the fit explains the failures better than their rate alone: its
+  // deviance against the rate must pass the chi-square test at this one-sided normal quantile (95%; 99% delayed the
+  // weighing on clean edges by a dozen evaluations and cost bayes_opt 0.04 on RTX Titan pnpoly).
+  static constexpr double kEvidenceZ = 1.645;
 
   // `sources` (may be null): what the same kernel recorded elsewhere.
   explicit FailureModel(const SearchSpace& space, std::shared_ptr<const TransferPrior> sources = nullptr);
@@ -66,9 +70,16 @@ class FailureModel {
   // Whether configuration `index` is predicted to fail (after update()).
   bool predicts_failure(std::size_t index) const;
   // The boundary's probability that configuration `index` fails (after update()), believed or not: 0 until it has
-  // been fitted (kFitFailures failures and as many successes). A soft estimate, for a strategy that weighs its
-  // choices by it (bayes_opt's acquisition); predicts_failure() is the cautious yes/no that defers.
+  // been fitted (kFitFailures failures and as many successes), and 0 while the fit is no evidence of a failing region
+  // (informative()). A soft estimate, for a strategy that weighs its choices by it (bayes_opt's acquisition);
+  // predicts_failure() is the cautious yes/no that defers.
   double failure_probability(std::size_t index) const;
+  // Whether the last fit explains the failures seen better than their rate alone, beyond chance: twice the gain in
+  // log-likelihood over the constant model exceeds the chi-square quantile (kEvidenceZ) for as many degrees of freedom
+  // as the fit has features. Sporadic failures (a flaky launch, a driver hiccup) have no region; a fit to them
+  // weighs candidates at random, and cost bayes_opt and auto 0.02-0.04 of score where 3-10% of the configurations
+  // failed at random (bench/failures, docs/live-tuning.md).
+  bool informative() const { return informative_; }
   std::size_t failures() const { return failures_; }
   // Whether source s's failures are believed on this device (after update()).
   bool trusts_source(std::size_t s) const;
@@ -87,6 +98,7 @@ class FailureModel {
   double score_of(std::size_t index) const;            // boundary_score of configuration `index`
   float feature(std::size_t index, std::size_t c) const;  // the boundary's feature c of configuration `index`
   void fit_boundary();
+  bool explains_failures(const std::vector<double>& weights) const;  // informative(), for these weights
 
   const SearchSpace& space_;
   std::vector<std::size_t> offset_;  // where parameter p's values start in the two count arrays
@@ -102,6 +114,7 @@ class FailureModel {
   std::vector<double> weights_;      // the boundary's weights, one per column, then the bias
   std::size_t fitted_ = 0;           // evaluations the boundary was last fitted on
   bool boundary_trusted_ = false;
+  bool informative_ = false;
   double boundary_probability_ = kBoundaryProbabilities[0];
   double boundary_logit_ = 0;        // the score above which it predicts a failure: logit(boundary_probability_)
   // Per band j (scores between kBoundaryProbabilities[j] and [j - 1]): evaluations asked while the boundary was
