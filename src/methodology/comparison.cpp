@@ -24,6 +24,7 @@
 #include "ktune/tuning/isolated_strategy.hpp"
 #include "ktune/tuning/repetition_replay.hpp"
 #include "ktune/tuning/simulation_evaluator.hpp"
+#include "ktune/tuning/transfer_sources.hpp"
 #include "ktune/tuning/tune.hpp"
 #include "ktune/tuning/console_reporter.hpp"
 #include "methodology/parallel_runs.hpp"
@@ -191,11 +192,26 @@ std::vector<ComparisonSpace> load_spaces(const std::vector<std::string>& paths, 
   parallel_for(paths.size(), threads, [&](std::size_t i) {
     spaces[i] = {space_name_from_path(paths[i]), std::make_shared<const io::ResultsFile>(io::read_results_file(paths[i]))};
   });
-  for (std::size_t i = 0; i < spaces.size(); ++i)
-    for (std::size_t j = 0; j < i; ++j)
-      if (spaces[i].name == spaces[j].name)
-        throw std::invalid_argument(fmt::format("two spaces are named {}: {} and {}", spaces[i].name, paths[j], paths[i]));
-  return spaces;
+  // Scored twice, one device's measurements would weigh twice in the aggregate.
+  std::vector<ComparisonSpace> distinct;
+  std::vector<std::size_t> first;  // the path of each distinct space's first file
+  for (std::size_t i = 0; i < spaces.size(); ++i) {
+    const auto same = std::find_if(distinct.begin(), distinct.end(),
+                                   [&](const ComparisonSpace& s) { return s.name == spaces[i].name; });
+    if (same == distinct.end()) {
+      distinct.push_back(std::move(spaces[i]));
+      first.push_back(i);
+      continue;
+    }
+    const std::size_t j = first[static_cast<std::size_t>(same - distinct.begin())];
+    const auto merged = merge_same_device({{paths[j], same->results}, {paths[i], spaces[i].results}});
+    if (merged.size() != 1)
+      throw std::invalid_argument(fmt::format("two spaces are named {}: {} and {} (of different devices or problem "
+                                              "sizes; rename one)",
+                                              spaces[i].name, paths[j], paths[i]));
+    same->results = merged.front().results;
+  }
+  return distinct;
 }
 
 std::vector<SpaceResult> space_statistics(const std::vector<ComparisonSpace>& spaces, const ComparisonOptions& options) {

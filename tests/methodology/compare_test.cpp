@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <stdexcept>
 #include <string>
+
+#include <unistd.h>
 
 #include "ktune/methodology/comparison.hpp"
 #include "ktune/tuning/hyperparameters.hpp"
@@ -53,6 +57,37 @@ TEST(SpaceName, FromBenchmarkHubPaths) {
   EXPECT_EQ(space_name_from_path("/x/cachefiles/convolution_milo/A100_T4.json.gz"), "A100_convolution_milo");
   EXPECT_EQ(space_name_from_path("/x/cachefiles/convolution_milo/A100.json.gz"), "A100_convolution_milo");
   EXPECT_EQ(space_name_from_path("mine.json"), "mine");
+}
+
+// A cache and its T4 export are one device's measurements: one space (scored twice, it would weigh twice), with the
+// statistics of either. Two files of one name from different devices are refused, naming both.
+TEST(LoadSpaces, ACacheAndItsT4TwinAreOneSpace) {
+  const std::string plain = shared_path("data/benchmark_hub/cachefiles/convolution_milo/MI250X.json.gz");
+  const auto spaces = load_spaces({cache("convolution_milo", "MI250X"), cache("dedispersion_milo", "A4000"), plain});
+  ASSERT_EQ(spaces.size(), 2u);
+  EXPECT_EQ(spaces[0].name, "MI250X_convolution_milo");
+  EXPECT_EQ(spaces[1].name, "A4000_dedispersion_milo");
+  const auto merged = space_statistics(spaces, {});
+  const auto alone = space_statistics({six_spaces()[2]}, {});
+  EXPECT_EQ(merged[0].range.fevals_end, alone[0].range.fevals_end);
+  EXPECT_DOUBLE_EQ(merged[0].budget_seconds, alone[0].budget_seconds);
+
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ktune_twins_" + std::to_string(::getpid())) / "convolution_milo";
+  std::filesystem::create_directories(dir);
+  // The A4000's measurements under the A100's name (both files name their device; the MI250X's does not, and a file
+  // without one is told apart by its name alone, as a transfer source is).
+  const auto impostor = dir / "A100.json.gz";
+  std::filesystem::copy_file(shared_path("data/benchmark_hub/cachefiles/convolution_milo/A4000.json.gz"), impostor,
+                             std::filesystem::copy_options::overwrite_existing);
+  try {
+    (void)load_spaces({shared_path("data/benchmark_hub/cachefiles/convolution_milo/A100.json.gz"), impostor.string()});
+    ADD_FAILURE() << "two devices under one name were merged";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("two spaces are named A100_convolution_milo"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(impostor.string()), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir.parent_path());
 }
 
 TEST(Compare, StatisticsMatchTheSpec) {

@@ -51,7 +51,10 @@ struct ComparisonSpace {
 // The name of a space from its file path: "<file stem without _T4>_<directory>".
 std::string space_name_from_path(const std::string& path);
 
-// Reads brute-forced results files (in parallel), named by space_name_from_path. Throws io::InputError.
+// Reads brute-forced results files (in parallel), named by space_name_from_path. Throws io::InputError. Files of one
+// name that measured one device at one problem size (a cache and its T4 export: `--spaces cachefiles/*/*`) are one
+// space, merged as transfer merges such sources (merge_same_device); two of one name that did not are refused
+// (std::invalid_argument naming both).
 std::vector<ComparisonSpace> load_spaces(const std::vector<std::string>& paths, unsigned threads = 0);
 
 // Splitting a comparison's runs over several processes (MPI ranks: ktune/parallel/mpi.hpp). Each process runs the
