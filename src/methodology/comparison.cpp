@@ -194,7 +194,7 @@ std::vector<ComparisonSpace> load_spaces(const std::vector<std::string>& paths, 
   });
   // Scored twice, one device's measurements would weigh twice in the aggregate.
   std::vector<ComparisonSpace> distinct;
-  std::vector<std::size_t> first;  // the path of each distinct space's first file
+  std::vector<std::size_t> first;  // per distinct space, the index in `paths` of its first file
   for (std::size_t i = 0; i < spaces.size(); ++i) {
     const auto same = std::find_if(distinct.begin(), distinct.end(),
                                    [&](const ComparisonSpace& s) { return s.name == spaces[i].name; });
