@@ -115,11 +115,7 @@ void FailureModel::fit_boundary() {
     return linear_score(weights, [x = &features_[i * d]](std::size_t c) { return x[c]; });
   };
   const auto loss = [&](const std::vector<double>& weights) {
-    double total = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double s = score(weights, i);
-      total += (s > 0 ? s + std::log1p(std::exp(-s)) : std::log1p(std::exp(s))) - (failed_[i] ? s : 0.0);
-    }
+    double total = negative_log_likelihood(weights);
     for (std::size_t k = 0; k < m; ++k) total += 0.5 * ridge(k) * weights[k] * weights[k];
     return total;
   };
@@ -198,14 +194,20 @@ void FailureModel::fit_boundary() {
   boundary_logit_ = logit(boundary_probability_);
 }
 
+double FailureModel::negative_log_likelihood(const std::vector<double>& weights) const {
+  const std::size_t d = column_param_.size();
+  double total = 0;
+  for (std::size_t i = 0; i < failed_.size(); ++i) {
+    const double s = linear_score(weights, [x = &features_[i * d]](std::size_t c) { return x[c]; });
+    total += (s > 0 ? s + std::log1p(std::exp(-s)) : std::log1p(std::exp(s))) - (failed_[i] ? s : 0.0);
+  }
+  return total;
+}
+
 bool FailureModel::explains_failures(const std::vector<double>& w) const {
   const std::size_t d = column_param_.size(), n = failed_.size();
   if (d == 0 || failures_ == 0 || failures_ == n) return false;
-  double log_likelihood = 0;  // of the fit, unpenalised
-  for (std::size_t i = 0; i < n; ++i) {
-    const double s = linear_score(w, [x = &features_[i * d]](std::size_t c) { return x[c]; });
-    log_likelihood -= (s > 0 ? s + std::log1p(std::exp(-s)) : std::log1p(std::exp(s))) - (failed_[i] ? s : 0.0);
-  }
+  const double log_likelihood = -negative_log_likelihood(w);  // of the fit, unpenalised
   const double rate = static_cast<double>(failures_) / static_cast<double>(n);
   const double constant = static_cast<double>(failures_) * std::log(rate) +
                           static_cast<double>(n - failures_) * std::log1p(-rate);

@@ -98,6 +98,8 @@ class FailureModel {
   double score_of(std::size_t index) const;            // boundary_score of configuration `index`
   float feature(std::size_t index, std::size_t c) const;  // the boundary's feature c of configuration `index`
   void fit_boundary();
+  // The boundary's logistic loss over the evaluations seen, unpenalised (the fit adds its ridge).
+  double negative_log_likelihood(const std::vector<double>& weights) const;
   bool explains_failures(const std::vector<double>& weights) const;  // informative(), for these weights
 
   const SearchSpace& space_;
