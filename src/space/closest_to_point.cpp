@@ -52,6 +52,19 @@ std::vector<std::size_t> least_of(const SearchSpace& space, std::span<const std:
 // search keeps every candidate within this margin of the best, and the exact sums decide among them.
 inline double within(double best) { return best + 1e-9 * best; }
 
+// Whether x lies within half a step of config in every coordinate, with a margin: then a box row whose changes
+// include another's is farther from x by at least 1e-6 eps^2 per extra change, far beyond the rounding of the sums,
+// so the closest rows are among minimal_changes() (minimal_changes.cpp), and least_of over those finds exactly the
+// ties the branch and bound would.
+bool near_centre(const SearchSpace& space, std::span<const std::uint32_t> config, std::span<const double> x) {
+  if (space.num_params() > 64) return false;
+  const double eps = space.epsilon();
+  const double reach = 0.5 * eps * (1 - 1e-6);
+  for (std::size_t p = 0; p < x.size(); ++p)
+    if (!(std::abs(x[p] - static_cast<double>(config[p]) * eps) < reach)) return false;
+  return true;
+}
+
 // Row ranges at most this long are scanned rather than descended into (the gemm benchmark: 8 beat 4, 16 and 32).
 constexpr std::size_t kScanRows = 8;
 
@@ -68,6 +81,8 @@ std::vector<std::size_t> SearchSpace::closest_neighbours(std::span<const std::ui
     return least_of(*this, neighbours(config, method), x);
   std::vector<std::uint32_t> lo(num_params()), hi(num_params());
   if (!Index::neighbour_box(*this, config, method == NeighbourMethod::StrictlyAdjacent, lo, hi)) return {};
+  if (method == NeighbourMethod::StrictlyAdjacent && near_centre(*this, config, x))
+    if (const auto rows = index_->cached_minimal_changes(*this, lo, hi, config)) return least_of(*this, *rows, x);
   return index_->closest_to_point(*this, x, lo, hi, config);
 }
 

@@ -17,17 +17,6 @@ namespace ktune {
 
 namespace {
 
-std::uint64_t query_key(std::span<const std::uint32_t> config) {
-  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ config.size();
-  for (std::uint32_t v : config) {
-    h ^= v;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 32;
-  }
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  return h ^ (h >> 29);
-}
-
 std::size_t method_slot(NeighbourMethod method) {
   const auto m = static_cast<std::size_t>(method);
   if (m > static_cast<std::size_t>(NeighbourMethod::ClosestParamIndices))
@@ -42,7 +31,7 @@ std::vector<std::size_t> SearchSpace::neighbours(std::span<const std::uint32_t> 
   if (product_)
     return config.size() == num_params() ? product_->neighbours(config, method, true) : std::vector<std::size_t>{};
   if (!index_) return {};  // a moved-from space
-  const std::uint64_t key = query_key(config);
+  const std::uint64_t key = Index::NeighbourCache::key(config);
   Index::NeighbourCache::Shard& shard = index_->cache.shard(key);
   {
     std::lock_guard<std::mutex> lock(shard.mutex);

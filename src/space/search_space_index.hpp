@@ -111,6 +111,20 @@ struct SearchSpace::Index {
   std::vector<std::size_t> closest_to_point(const SearchSpace& space, std::span<const double> x,
                                             std::span<const std::uint32_t> lo, std::span<const std::uint32_t> hi,
                                             std::span<const std::uint32_t> config) const;
+  // The rows of config's strictly-adjacent box (config left out) whose changes from config, each a step up or down in
+  // one parameter, include no other such row's changes; ascending. The repair of a point within half a step of
+  // config in every coordinate is always among them (minimal_changes.cpp). Needs num_params() <= 64.
+  std::vector<std::size_t> minimal_changes(const SearchSpace& space, std::span<const std::uint32_t> lo,
+                                           std::span<const std::uint32_t> hi,
+                                           std::span<const std::uint32_t> config) const;
+  // minimal_changes() from the neighbour cache, computed on config's kMinimalChangesAfter-th query (a walk costs
+  // about seven branch-and-bound repairs; on the gemm benchmark 4 and 6 were best, 2 cost basinhopping 18%); nullopt
+  // before (the caller repairs by closest_to_point).
+  static constexpr std::uint32_t kMinimalChangesAfter = 4;
+  std::optional<std::vector<std::size_t>> cached_minimal_changes(const SearchSpace& space,
+                                                                 std::span<const std::uint32_t> lo,
+                                                                 std::span<const std::uint32_t> hi,
+                                                                 std::span<const std::uint32_t> config) const;
   // Valid configurations minimising the L1 index distance to config (distance 0 allowed only if allow_exact);
   // ascending. Branch and bound over the lexicographic prefix tree.
   std::vector<std::size_t> closest(const SearchSpace& space, std::span<const std::uint32_t> config,
@@ -137,12 +151,32 @@ struct SearchSpace::Index {
       Config query;
       std::vector<std::size_t> neighbours;
     };
+    // How often a configuration's minimal changes were asked before they are computed: a small direct-mapped table
+    // per shard (a slot taken by another key starts over), so counting costs no allocation.
+    struct Sighting {
+      std::uint64_t key = 0;
+      std::uint32_t count = 0;
+    };
+    static constexpr std::size_t kSightingSlots = 64;
+    static constexpr std::size_t kMinimalChangesSlot = 5;  // after the five neighbour methods'
+    // The key of a query: a 64-bit hash of its value indices.
+    static std::uint64_t key(std::span<const std::uint32_t> config) {
+      std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ config.size();
+      for (std::uint32_t v : config) {
+        h ^= v;
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
+      }
+      h *= 0xc4ceb9fe1a85ec53ULL;
+      return h ^ (h >> 29);
+    }
     static constexpr std::size_t max_stored = std::size_t{1} << 23;  // indices (64 MiB)
     static constexpr std::size_t kShards = 64;
     struct alignas(64) Shard {
       std::mutex mutex;
-      std::array<std::unordered_map<std::uint64_t, Entry>, 5> maps;
+      std::array<std::unordered_map<std::uint64_t, Entry>, 6> maps;
       std::size_t stored = 0;
+      std::unique_ptr<std::array<Sighting, kSightingSlots>> sightings;  // allocated on first use
     };
     std::array<Shard, kShards> shards;
     std::atomic<std::size_t> stored{0};  // indices held by all shards

@@ -112,6 +112,50 @@ TEST(ClosestNeighbours, MatchAScanOnLargeAndWideSpaces) {
   EXPECT_GT(tally.non_empty, tally.checked / 2);
 }
 
+// A swarm repairs the same invalid snap again and again from points within half a step of it: from the fourth query
+// on, the space answers from the snap's few minimal rows (minimal_changes.cpp). Exactly the scan's ties still:
+// points at the snap itself (every one-step change costs the same), on a random fraction of its coordinates, just
+// inside half a step, and at exactly half a step (the branch and bound answers those).
+TEST(ClosestNeighbours, ASnapAskedAgainAndAgainGetsTheSameAnswers) {
+  Rng rng(2026);
+  Tally tally;
+  for (int trial = 0; trial < 120; ++trial) {
+    const Problem problem = random_problem(rng);
+    const std::size_t d = problem.parameters.size();
+    const TrieBudget budget(kBudgets[trial % 3]);
+    const SearchSpace s =
+        SearchSpace::from_configs(problem, random_configs(problem, rng, 0.2 + 0.5 * rng.uniform01()),
+                                  random_order(d, rng));
+    if (s.size() == 0) continue;
+    const double eps = s.epsilon();
+    for (int k = 0; k < 6; ++k) {
+      Config q(d);
+      if (k == 0) q = s.config_at(rng.below(s.size()));  // valid: itself is left out
+      else
+        for (std::size_t p = 0; p < d; ++p) q[p] = static_cast<std::uint32_t>(rng.below(s.param_values(p).size()));
+      for (int j = 0; j < 16; ++j) {
+        std::vector<double> x(d);
+        for (std::size_t p = 0; p < d; ++p) {
+          const double own = q[p] * eps;
+          const auto kind = rng.below(5);
+          x[p] = kind == 0   ? own
+                 : kind == 1 ? own + (rng.below(2) ? 1 : -1) * 0.4999999 * eps
+                 : kind == 2 && j % 4 == 3 ? own + (rng.below(2) ? 0.5 : -0.5) * eps
+                             : own + (rng.uniform01() - 0.5) * 0.9 * eps;
+        }
+        const auto expected = reference_closest_to_point(s, q, NeighbourMethod::StrictlyAdjacent, x);
+        ASSERT_EQ(s.closest_neighbours(q, NeighbourMethod::StrictlyAdjacent, x), expected)
+            << "trial " << trial << " query " << k << " point " << j;
+        ++tally.checked;
+        tally.non_empty += !expected.empty();
+        tally.ties += expected.size() > 1;
+      }
+    }
+  }
+  EXPECT_GT(tally.non_empty, tally.checked / 2);
+  EXPECT_GT(tally.ties, tally.checked / 20);
+}
+
 TEST(ClosestNeighbours, NonFinitePointsAndWrongLengths) {
   Rng rng(5);
   const Problem problem = random_problem(rng, 3, 3, 5);
