@@ -171,6 +171,25 @@ double standard_normal(Rng& rng) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
+// fmod's result x - q m (q = trunc(x / m)) is exactly representable, so the fused multiply-add, rounded once, gives
+// it exactly whenever the quotient is right. Rounding is monotonic and integers below 2^52 are representable, so the
+// rounded x / m can only reach the next integer away from zero: q one too large in magnitude, r = R - m (x >= 0)
+// with R the true remainder, then near m, so R - m is exact (Sterbenz) and adding m back gives R. Beyond 2^52
+// quotients (and for inf, NaN), fmod itself. Zero results keep fmod's sign (that of x).
+double exact_fmod(double x, double m) {
+  const double q = std::trunc(x / m);
+  if (!(std::fabs(q) < 4503599627370496.0)) return std::fmod(x, m);
+  double r = std::fma(-q, m, x);
+  if (x >= 0) {
+    if (r < 0) r += m;
+    else if (r >= m) r -= m;
+  } else {
+    if (r > 0) r -= m;
+    else if (r <= -m) r += m;
+  }
+  return r == 0 ? std::copysign(0.0, x) : r;
+}
+
 HyperparameterSpec local_method_spec(const std::string& default_method) {
   return {"method", HyperparameterType::String, Value(default_method), {}, {},
           {"COBYLA", "Nelder-Mead", "Powell", "BOBYQA", "Subplex", "L-BFGS-B", "SLSQP", "BFGS", "CG", "trust-constr"},

@@ -78,6 +78,10 @@ class ContinuousView {
 // A standard normal deviate (Box-Muller from the ktune generator, so it is reproducible).
 double standard_normal(Rng& rng);
 
+// std::fmod(x, m) for m > 0, the same bits, without glibc's fmod, whose cost grows with the exponent gap between x and
+// m (dual_annealing wraps heavy-tailed steps of up to 1e8 ranges: two fmods per coordinate were 6% of its time).
+double exact_fmod(double x, double m);
+
 // The local optimisers of NLopt offered for scipy's `method` (the gradient ones by forward differences of one grid
 // step, like scipy's `eps`).
 enum class LocalMethod { NelderMead, Powell, Cobyla, Bobyqa, Subplex, Lbfgsb, Slsqp, Bfgs, Cg, TrustConstr };

@@ -39,9 +39,12 @@ class Visiting {
     const double f5 = 1.0 / (qv - 1.0) - 0.5;
     f6_ = std::numbers::pi * (1.0 - f5) / std::sin(std::numbers::pi * (1.0 - f5)) / std::exp(std::lgamma(2.0 - f5));
   }
-  double draw(double temperature, Rng& rng) const {
+  // The step's scale at a temperature: one per annealing iteration, not per step (2d steps share it).
+  double sigma(double temperature) const {
     const double factor4 = f4p_ * std::exp(std::log(temperature) / (qv_ - 1.0));
-    const double sigma = std::exp(-(qv_ - 1.0) * std::log(f6_ / factor4) / (3.0 - qv_));
+    return std::exp(-(qv_ - 1.0) * std::log(f6_ / factor4) / (3.0 - qv_));
+  }
+  double draw(double sigma, Rng& rng) const {
     const double x = standard_normal(rng) * sigma, y = standard_normal(rng);
     const double v = x / std::exp((qv_ - 1.0) * std::log(std::fabs(y)) / (3.0 - qv_));
     constexpr double kTail = 1e8;
@@ -53,6 +56,9 @@ class Visiting {
  private:
   double qv_, f4p_, f6_;
 };
+
+// scipy's periodic boundary: fmod(fmod(a, range) + range, range).
+double periodic(double a, double range) { return exact_fmod(exact_fmod(a, range) + range, range); }
 
 class DualAnnealing final : public Strategy {
  public:
@@ -73,7 +79,7 @@ class DualAnnealing final : public Strategy {
     // Wraps a coordinate back into its range (scipy's periodic boundary).
     auto wrap = [&](std::size_t k, double value) {
       const double lo = view.lower()[k], range = view.upper()[k] - lo;
-      double w = std::fmod(std::fmod(value - lo, range) + range, range) + lo;
+      double w = periodic(value - lo, range) + lo;
       if (std::fabs(w - lo) < 1e-10) w += 1e-10;
       return w;
     };
@@ -105,16 +111,17 @@ class DualAnnealing final : public Strategy {
         const double temperature = s_.initial_temp * t1 / t2;
         if (temperature < restart_temp) break;  // re-anneal
         const double temperature_step = temperature / (i + 1.0);
+        const double sigma = visiting.sigma(temperature);
         ++not_improved;
         bool improved = false;  // scipy: true in the first iteration, which our opening's descent replaces
         // The strategy chain: d moves of every coordinate, then d moves of one coordinate each.
         for (std::size_t j = 0; j < 2 * d; ++j) {
           std::vector<double> visit = current;
           if (j < d) {
-            for (std::size_t k = 0; k < d; ++k) visit[k] = wrap(k, current[k] + visiting.draw(temperature, rng));
+            for (std::size_t k = 0; k < d; ++k) visit[k] = wrap(k, current[k] + visiting.draw(sigma, rng));
           } else {
             const std::size_t k = j - d;
-            visit[k] = wrap(k, current[k] + visiting.draw(temperature, rng));
+            visit[k] = wrap(k, current[k] + visiting.draw(sigma, rng));
           }
           const double e = evaluate(visit);
           if (e < e_current) {

@@ -89,6 +89,41 @@ std::vector<std::uint32_t> invalid_config() {
   return {0, 4, 1, 1, 1};  // bx*by = 16 < 32; bx = 2 makes it valid
 }
 
+// dual_annealing's wrap: exact_fmod must give std::fmod's bits, zero's sign included, for quotients small and near
+// 2^52, remainders near 0 and near m (where x / m rounds onto the next integer), and inf / NaN.
+TEST(ContinuousView, ExactFmodGivesFmodsBits) {
+  auto same = [](double a, double b) {
+    return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
+  };
+  Rng rng(11);
+  std::size_t checked = 0, near_integer = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const double m = std::ldexp(0.5 + rng.uniform01(), static_cast<int>(rng.below(40)) - 20);
+    double x;
+    switch (rng.below(4)) {
+      case 0: x = std::ldexp(rng.uniform01(), static_cast<int>(rng.below(120)) - 40); break;
+      case 1: {  // a multiple of m, a few ulps either side: x / m rounds across the integer
+        const double q = std::floor(std::ldexp(rng.uniform01(), static_cast<int>(rng.below(60))));
+        x = q * m;
+        for (auto k = rng.below(5); k > 0; --k) x = std::nextafter(x, rng.below(2) ? 0.0 : 1e300);
+        near_integer += std::trunc(x / m) * m > x;
+        break;
+      }
+      case 2: x = m * (1 - std::ldexp(1.0, -static_cast<int>(rng.below(53)))); break;
+      default: x = std::ldexp(rng.uniform01(), static_cast<int>(rng.below(1100)) - 60); break;
+    }
+    if (rng.below(2)) x = -x;
+    ASSERT_TRUE(same(strategies::exact_fmod(x, m), std::fmod(x, m))) << std::hexfloat << x << " mod " << m;
+    ++checked;
+  }
+  for (double x : {0.0, -0.0, 3.0, -3.0, std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
+                   std::numeric_limits<double>::max(), std::numeric_limits<double>::denorm_min()})
+    for (double m : {1.0, 0.1, 3.0, 1e-300})
+      EXPECT_TRUE(same(strategies::exact_fmod(x, m), std::fmod(x, m))) << x << " mod " << m;
+  EXPECT_GT(near_integer, 200u);  // quotients rounded onto the next integer were met
+}
+
 TEST(ContinuousView, AwareBoxIsTheTrueBoundsAndFixedParametersAreNoCoordinates) {
   const auto s = SearchSpace::build(ProblemBuilder("fixed")
                                         .parameter("a", {1, 2, 3, 4})
