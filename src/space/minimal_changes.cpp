@@ -147,16 +147,17 @@ std::optional<std::vector<std::size_t>> SearchSpace::Index::cached_minimal_chang
   auto& map = shard.maps[NeighbourCache::kMinimalChangesSlot];
   {
     std::lock_guard<std::mutex> lock(shard.mutex);
+    if (!shard.sightings)
+      shard.sightings = std::make_unique<std::array<NeighbourCache::Sighting, NeighbourCache::kSightingSlots>>();
+    NeighbourCache::Sighting& seen = (*shard.sightings)[key % NeighbourCache::kSightingSlots];
+    if (seen.key != key) seen = {key, 0};
+    if (seen.count < kMinimalChangesAfter) ++seen.count;
+    if (seen.count < kMinimalChangesAfter) return std::nullopt;  // (the map is looked up only from here on)
     const auto it = map.find(key);
     if (it != map.end())
       return std::equal(it->second.query.begin(), it->second.query.end(), config.begin(), config.end())
                  ? std::optional(it->second.neighbours)
                  : std::nullopt;  // a hash collision: not served
-    if (!shard.sightings)
-      shard.sightings = std::make_unique<std::array<NeighbourCache::Sighting, NeighbourCache::kSightingSlots>>();
-    NeighbourCache::Sighting& seen = (*shard.sightings)[key % NeighbourCache::kSightingSlots];
-    if (seen.key != key) seen = {key, 0};
-    if (++seen.count < kMinimalChangesAfter) return std::nullopt;
   }
   // Computed outside the lock (as neighbour lists are): a duplicate computation is harmless.
   std::vector<std::size_t> rows = minimal_changes(space, lo, hi, config);
