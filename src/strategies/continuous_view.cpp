@@ -64,10 +64,25 @@ std::optional<std::size_t> ContinuousView::repair(std::span<const std::uint32_t>
   // repair_by_neighbours: strictly adjacent -> adjacent -> Hamming, the neighbours closest to the point, one of the
   // ties drawn. The space searches the boxes without listing them (a swarm repairs on almost every move).
   for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
+    if (method == NeighbourMethod::Adjacent && adjacent_is_strict(config)) continue;  // the same box: empty again
     const std::vector<std::size_t> ties = space_.closest_neighbours(config, method, full_);
     if (!ties.empty()) return ties[ties.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties.size()))];
   }
   return std::nullopt;
+}
+
+// The adjacent box reaches the nearest used value on each side; where that is the next index (or there is none),
+// it holds the same configurations as the strictly-adjacent box (every value used: the gemm spaces).
+bool ContinuousView::adjacent_is_strict(std::span<const std::uint32_t> config) const {
+  for (std::size_t p = 0; p < config.size(); ++p) {
+    const auto& used = space_.used_values(p);
+    const std::uint32_t v = config[p];
+    const auto above = std::upper_bound(used.begin(), used.end(), v);
+    if (above != used.end() && *above != v + 1) return false;
+    const auto below = std::lower_bound(used.begin(), used.end(), v);
+    if (below != used.begin() && *(below - 1) + 1 != v) return false;
+  }
+  return true;
 }
 
 std::optional<std::optional<std::size_t>> ContinuousView::repair_groupwise(std::span<const std::uint32_t> config,

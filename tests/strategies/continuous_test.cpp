@@ -168,6 +168,42 @@ TEST(ContinuousView, AwareRepairsAnInvalidSnapToTheClosestValidNeighbour) {
   EXPECT_NEAR(distance(*evaluated), best, 1e-12);
 }
 
+// Values no configuration uses: around a snap between them the strictly-adjacent box is empty and the adjacent box
+// (to the nearest used values) is not, so the repair takes the closest of the adjacent box, as the Alg. 2 does;
+// the repair skips the adjacent query only where both boxes hold the same configurations (then it is empty too).
+TEST(ContinuousView, AnEmptyStrictBoxIsRepairedFromTheAdjacentBox) {
+  std::vector<Value> nine;
+  for (int v = 0; v <= 8; ++v) nine.emplace_back(static_cast<std::int64_t>(v));
+  Problem problem;
+  problem.name = "gaps";
+  problem.parameters = {{"a", nine}, {"b", nine}, {"c", {Value(std::int64_t{0}), Value(std::int64_t{1}), Value(std::int64_t{2})}}};
+  std::vector<Config> configs;
+  for (std::uint32_t a : {0u, 4u, 8u})
+    for (std::uint32_t b : {0u, 4u, 8u})
+      for (std::uint32_t c : {0u, 1u, 2u}) configs.push_back({a, b, c});
+  const SearchSpace gaps = SearchSpace::from_configs(problem, configs);
+  ContinuousView view(gaps, true);
+  const double eps = gaps.epsilon();
+  Rng points(3), rng(4);
+  int checked = 0;
+  for (int t = 0; t < 200; ++t) {
+    // Snapped to the middle of a gap in a and b (index 2 or 6: the strict box 1-3 or 5-7 holds no used value),
+    // anywhere in c.
+    auto middle = [&] { return (1.5 + 4 * static_cast<double>(points.below(2)) + 0.999 * points.uniform01()) * eps; };
+    const std::vector<double> x = {middle(), middle(), 2.0 * points.uniform01() * eps};
+    const Config snap = gaps.from_continuous(x);
+    if (snap[0] % 4 != 2 || snap[1] % 4 != 2) continue;
+    ASSERT_TRUE(gaps.neighbours(snap, NeighbourMethod::StrictlyAdjacent).empty());
+    const auto expected = gaps.closest_neighbours(snap, NeighbourMethod::Adjacent, x);
+    ASSERT_FALSE(expected.empty());
+    const auto repaired = view.resolve(x, rng).index;
+    ASSERT_TRUE(repaired);
+    EXPECT_TRUE(std::find(expected.begin(), expected.end(), *repaired) != expected.end()) << "t " << t;
+    ++checked;
+  }
+  EXPECT_GT(checked, 50);
+}
+
 // The repair against a plain scan of every candidate, on grid points and halfway points (where many candidates tie)
 // and random points:
 // the same configuration, tie draws included (the view sorts and bounds its scan; the result must not change).
