@@ -4,9 +4,10 @@
 // a box row c costs sum_p (c_p eps - x_p)^2 = sum_p r_p^2 + sum over its changed parameters of (eps^2 -+ 2 eps r_p),
 // r = x - s eps. While every |r_p| < eps / 2 each change costs more than nothing, so a row whose changes include
 // another row's changes is always farther: the repair is one of the rows whose changes are minimal (about 4 of the
-// box's 1 000). They depend on s alone, so they are found once, by a walk of the box pruned by the ones found (about
-// seven repairs' work), and cached beside the neighbour lists from a snap's fourth repair on (a snap repaired once or
-// twice, as most of basinhopping's and dual_annealing's are, is cheaper by branch and bound).
+// box's 1 000). They depend on s alone, so they are found once, by a walk of the box (about seven repairs' work:
+// pruning the nodes whose changes so far include a found row's spares little, since the minimal rows' changes lie deep
+// in the lexicographic tree), and cached beside the neighbour lists from a snap's fourth repair on (a snap repaired
+// once or twice, as most of basinhopping's and dual_annealing's are, is cheaper by branch and bound).
 #include <algorithm>
 #include <array>
 #include <cstdint>

@@ -55,16 +55,22 @@ void expect_reference(const SearchSpace& s, const Config& q, const std::vector<d
   }
 }
 
+// A random space: a random problem, 20-70% of its combinations, a random lexicographic order, and the trial's trie
+// budget (0, small, the normal one), so that the searches below the trie are reached too.
+SearchSpace random_space(Rng& rng, int trial) {
+  const Problem problem = random_problem(rng);
+  const std::size_t d = problem.parameters.size();
+  const TrieBudget budget(kBudgets[trial % 3]);
+  return SearchSpace::from_configs(problem, random_configs(problem, rng, 0.2 + 0.5 * rng.uniform01()),
+                                   random_order(d, rng));
+}
+
 TEST(ClosestNeighbours, MatchAScanOfTheNeighboursOnRandomSpaces) {
   Rng rng(4711);
   Tally tally;
   for (int trial = 0; trial < 300; ++trial) {
-    const Problem problem = random_problem(rng);
-    const std::size_t d = problem.parameters.size();
-    const TrieBudget budget(kBudgets[trial % 3]);
-    const SearchSpace s =
-        SearchSpace::from_configs(problem, random_configs(problem, rng, 0.2 + 0.5 * rng.uniform01()),
-                                  random_order(d, rng));
+    const SearchSpace s = random_space(rng, trial);
+    const std::size_t d = s.num_params();
     if (s.size() == 0) continue;
     for (int k = 0; k < 10; ++k) {
       Config q(d);
@@ -120,12 +126,8 @@ TEST(ClosestNeighbours, ASnapAskedAgainAndAgainGetsTheSameAnswers) {
   Rng rng(2026);
   Tally tally;
   for (int trial = 0; trial < 120; ++trial) {
-    const Problem problem = random_problem(rng);
-    const std::size_t d = problem.parameters.size();
-    const TrieBudget budget(kBudgets[trial % 3]);
-    const SearchSpace s =
-        SearchSpace::from_configs(problem, random_configs(problem, rng, 0.2 + 0.5 * rng.uniform01()),
-                                  random_order(d, rng));
+    const SearchSpace s = random_space(rng, trial);
+    const std::size_t d = s.num_params();
     if (s.size() == 0) continue;
     const double eps = s.epsilon();
     for (int k = 0; k < 6; ++k) {
