@@ -113,13 +113,14 @@ struct SearchSpace::Index {
                                             std::span<const std::uint32_t> config) const;
   // The rows of config's strictly-adjacent box (config left out) whose changes from config, each a step up or down in
   // one parameter, include no other such row's changes; ascending. The repair of a point within half a step of
-  // config in every coordinate is always among them (minimal_changes.cpp). Needs num_params() <= 64.
+  // config in every coordinate is always among them (minimal_changes.cpp). lo and hi: config's strictly-adjacent box
+  // (at most three values a column). Needs num_params() <= 64.
   std::vector<std::size_t> minimal_changes(const SearchSpace& space, std::span<const std::uint32_t> lo,
                                            std::span<const std::uint32_t> hi,
                                            std::span<const std::uint32_t> config) const;
   // minimal_changes() from the neighbour cache, computed on config's kMinimalChangesAfter-th query (a walk costs
-  // about seven branch-and-bound repairs; on the gemm benchmark 4 and 6 were best, 2 cost basinhopping 18%); nullopt
-  // before (the caller repairs by closest_to_point).
+  // about seven branch-and-bound repairs; on the gemm benchmark 4 and 6 were best, 1 and 2 cost dual_annealing 64%
+  // and 8%, basinhopping 15% and 5%); nullopt before (the caller repairs by closest_to_point).
   static constexpr std::uint32_t kMinimalChangesAfter = 4;
   std::optional<std::vector<std::size_t>> cached_minimal_changes(const SearchSpace& space,
                                                                  std::span<const std::uint32_t> lo,
