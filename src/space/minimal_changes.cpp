@@ -145,7 +145,7 @@ std::optional<std::vector<std::size_t>> SearchSpace::Index::cached_minimal_chang
     std::span<const std::uint32_t> config) const {
   const std::uint64_t key = NeighbourCache::key(config);
   NeighbourCache::Shard& shard = cache.shard(key);
-  auto& map = shard.maps[NeighbourCache::kMinimalChangesSlot];
+  constexpr std::size_t slot = NeighbourCache::kMinimalChangesSlot;
   {
     std::lock_guard<std::mutex> lock(shard.mutex);
     if (!shard.sightings)
@@ -154,25 +154,12 @@ std::optional<std::vector<std::size_t>> SearchSpace::Index::cached_minimal_chang
     if (seen.key != key) seen = {key, 0};
     if (seen.count < kMinimalChangesAfter) ++seen.count;
     if (seen.count < kMinimalChangesAfter) return std::nullopt;  // (the map is looked up only from here on)
-    const auto it = map.find(key);
-    if (it != map.end())
-      return std::equal(it->second.query.begin(), it->second.query.end(), config.begin(), config.end())
-                 ? std::optional(it->second.neighbours)
-                 : std::nullopt;  // a hash collision: not served
+    if (const auto* rows = NeighbourCache::find(shard, slot, key, config)) return *rows;
   }
   // Computed outside the lock (as neighbour lists are): a duplicate computation is harmless.
   std::vector<std::size_t> rows = minimal_changes(space, lo, hi, config);
   std::lock_guard<std::mutex> lock(shard.mutex);
-  const std::size_t cost = rows.size() + config.size() + 8;
-  if (cache.stored.load(std::memory_order_relaxed) + cost > NeighbourCache::max_stored) {
-    for (auto& m : shard.maps) m.clear();
-    cache.stored.fetch_sub(shard.stored, std::memory_order_relaxed);
-    shard.stored = 0;
-  }
-  if (map.try_emplace(key, NeighbourCache::Entry{Config(config.begin(), config.end()), rows}).second) {
-    shard.stored += cost;
-    cache.stored.fetch_add(cost, std::memory_order_relaxed);
-  }
+  cache.store(shard, slot, key, config, rows);
   return rows;
 }
 

@@ -35,28 +35,13 @@ std::vector<std::size_t> SearchSpace::neighbours(std::span<const std::uint32_t> 
   Index::NeighbourCache::Shard& shard = index_->cache.shard(key);
   {
     std::lock_guard<std::mutex> lock(shard.mutex);
-    const auto it = shard.maps[slot].find(key);
-    if (it != shard.maps[slot].end() && std::equal(it->second.query.begin(), it->second.query.end(), config.begin(),
-                                                   config.end()))
-      return it->second.neighbours;
+    if (const auto* rows = Index::NeighbourCache::find(shard, slot, key, config)) return *rows;
   }
   // Computed outside the lock: concurrent queries proceed in parallel; a duplicate computation is harmless.
   std::vector<std::size_t> result = index_->compute_neighbours(*this, config, method);
   {
-    Index::NeighbourCache& cache = index_->cache;
     std::lock_guard<std::mutex> lock(shard.mutex);
-    const std::size_t cost = result.size() + config.size() + 8;
-    if (cache.stored.load(std::memory_order_relaxed) + cost > Index::NeighbourCache::max_stored) {
-      for (auto& m : shard.maps) m.clear();
-      cache.stored.fetch_sub(shard.stored, std::memory_order_relaxed);
-      shard.stored = 0;
-    }
-    const auto [it, inserted] =
-        shard.maps[slot].try_emplace(key, Index::NeighbourCache::Entry{Config(config.begin(), config.end()), result});
-    if (inserted) {
-      shard.stored += cost;
-      cache.stored.fetch_add(cost, std::memory_order_relaxed);
-    }
+    index_->cache.store(shard, slot, key, config, result);
   }
   return result;
 }

@@ -182,6 +182,31 @@ struct SearchSpace::Index {
     std::array<Shard, kShards> shards;
     std::atomic<std::size_t> stored{0};  // indices held by all shards
     Shard& shard(std::uint64_t key) { return shards[key >> 58]; }  // the top 6 bits
+    // The rows stored for config in map `slot` of its shard, null if none (or another query of the same hash). The
+    // caller holds the shard's lock.
+    static const std::vector<std::size_t>* find(Shard& shard, std::size_t slot, std::uint64_t key,
+                                                std::span<const std::uint32_t> config) {
+      const auto it = shard.maps[slot].find(key);
+      if (it == shard.maps[slot].end() ||
+          !std::equal(it->second.query.begin(), it->second.query.end(), config.begin(), config.end()))
+        return nullptr;
+      return &it->second.neighbours;
+    }
+    // Stores rows for config in map `slot` (the caller holds the shard's lock); an insertion that would pass
+    // max_stored clears the shard first.
+    void store(Shard& shard, std::size_t slot, std::uint64_t key, std::span<const std::uint32_t> config,
+               const std::vector<std::size_t>& rows) {
+      const std::size_t cost = rows.size() + config.size() + 8;
+      if (stored.load(std::memory_order_relaxed) + cost > max_stored) {
+        for (auto& m : shard.maps) m.clear();
+        stored.fetch_sub(shard.stored, std::memory_order_relaxed);
+        shard.stored = 0;
+      }
+      if (shard.maps[slot].try_emplace(key, Entry{Config(config.begin(), config.end()), rows}).second) {
+        shard.stored += cost;
+        stored.fetch_add(cost, std::memory_order_relaxed);
+      }
+    }
   };
   static_assert(NeighbourCache::kShards == 64, "shard() takes the top 6 bits of the key");
   mutable NeighbourCache cache;  // each shard guarded by its own mutex
