@@ -49,7 +49,7 @@ ContinuousView::Resolved ContinuousView::resolve(std::span<const double> x, Rng&
   if (!r.index && aware_) {
     // Alg. 2: the neighbour closest to the point itself, which stays where it is.
     if (auto groupwise = repair_groupwise(r.config, rng)) r.index = *groupwise;
-    else r.index = repair(r.config, rng);
+    else r.index = repair_by_neighbours(space_, r.config, full_, rng);
     if (!r.index) r.index = repair_by_index_distance(space_, r.config, rng);
   }
   return r;
@@ -58,31 +58,6 @@ ContinuousView::Resolved ContinuousView::resolve(std::span<const double> x, Rng&
 double ContinuousView::cost_of(const Resolved& r, CostFunction& cost) {
   if (r.index) return cost(*r.index);
   return cost(std::span<const std::uint32_t>(r.config));
-}
-
-std::optional<std::size_t> ContinuousView::repair(std::span<const std::uint32_t> config, Rng& rng) {
-  // repair_by_neighbours: strictly adjacent -> adjacent -> Hamming, the neighbours closest to the point, one of the
-  // ties drawn. The space searches the boxes without listing them (a swarm repairs on almost every move).
-  for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
-    if (method == NeighbourMethod::Adjacent && adjacent_is_strict(config)) continue;  // the same box: empty again
-    const std::vector<std::size_t> ties = space_.closest_neighbours(config, method, full_);
-    if (!ties.empty()) return ties[ties.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties.size()))];
-  }
-  return std::nullopt;
-}
-
-// The adjacent box reaches the nearest used value on each side; where that is the next index (or there is none),
-// it holds the same configurations as the strictly-adjacent box (every value used: the gemm spaces).
-bool ContinuousView::adjacent_is_strict(std::span<const std::uint32_t> config) const {
-  for (std::size_t p = 0; p < config.size(); ++p) {
-    const auto& used = space_.used_values(p);
-    const std::uint32_t v = config[p];
-    const auto above = std::upper_bound(used.begin(), used.end(), v);
-    if (above != used.end() && *above != v + 1) return false;
-    const auto below = std::lower_bound(used.begin(), used.end(), v);
-    if (below != used.begin() && *(below - 1) + 1 != v) return false;
-  }
-  return true;
 }
 
 std::optional<std::optional<std::size_t>> ContinuousView::repair_groupwise(std::span<const std::uint32_t> config,
@@ -104,10 +79,10 @@ std::optional<std::optional<std::size_t>> ContinuousView::repair_groupwise(std::
       empty = rows[c].empty();
       count = count > kGroupwiseAbove ? count : count * rows[c].size();
     }
-    if (empty) continue;                             // the next method, as repair() does
-    if (count <= kGroupwiseAbove) return std::nullopt;  // small enough to list: repair() exactly
+    if (empty) continue;                             // the next method, as repair_by_neighbours() does
+    if (count <= kGroupwiseAbove) return std::nullopt;  // small enough to list: repair_by_neighbours() exactly
     // Per group, the rows closest to the group's part of the point; the whole: one of their combinations, uniformly
-    // (as repair() draws one of its ties: the k-th combination in ascending index order).
+    // (as repair_by_neighbours() draws one of its ties: the k-th combination in ascending index order).
     std::vector<std::vector<std::size_t>> ties(groups);
     std::uint64_t combinations = 1;
     for (std::size_t c = 0; c < groups; ++c) {

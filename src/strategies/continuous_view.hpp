@@ -64,13 +64,10 @@ class ContinuousView {
   std::vector<std::size_t> params_;  // coordinate k is parameter params_[k]
   std::vector<double> lower_, upper_;
   UnevaluatedSampler starts_;  // aware restart points
-  std::optional<std::size_t> repair(std::span<const std::uint32_t> config, Rng& rng);
-  // Whether config's adjacent box holds just what its strictly-adjacent box does (then repair() does not ask twice).
-  bool adjacent_is_strict(std::span<const std::uint32_t> config) const;
   // On a lazy space whose (strictly-)adjacent box around config holds more than kGroupwiseAbove configurations (up to
   // millions in 14 dimensions), the same repair group by group: the box is the product of the groups' boxes and the
   // squared distance a sum over groups, so the closest candidates are the product of each group's closest. Equal to
-  // repair() up to the rounding of that sum; nullopt when it does not apply (then repair() runs).
+  // repair_by_neighbours() up to the rounding of that sum; nullopt when it does not apply (then that runs).
   static constexpr std::size_t kGroupwiseAbove = std::size_t{1} << 14;
   std::optional<std::optional<std::size_t>> repair_groupwise(std::span<const std::uint32_t> config, Rng& rng);
 

@@ -11,6 +11,20 @@ std::size_t pick(const std::vector<std::size_t>& candidates, Rng& rng) {
   return candidates[candidates.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(candidates.size()))];
 }
 
+// The adjacent box reaches the nearest used value on each side; where that is the next index (or there is none),
+// it holds the same configurations as the strictly-adjacent box (every value used: the gemm spaces).
+bool adjacent_is_strict(const SearchSpace& space, std::span<const std::uint32_t> config) {
+  for (std::size_t p = 0; p < config.size(); ++p) {
+    const auto& used = space.used_values(p);
+    const std::uint32_t v = config[p];
+    const auto above = std::upper_bound(used.begin(), used.end(), v);
+    if (above != used.end() && *above != v + 1) return false;
+    const auto below = std::lower_bound(used.begin(), used.end(), v);
+    if (below != used.begin() && *(below - 1) + 1 != v) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::size_t population_size(std::size_t requested, std::size_t space_size, std::size_t minimum) {
@@ -76,8 +90,9 @@ std::optional<std::size_t> repair_by_neighbours(const SearchSpace& space, std::s
     target = own;
   }
   for (auto method : {NeighbourMethod::StrictlyAdjacent, NeighbourMethod::Adjacent, NeighbourMethod::Hamming}) {
+    if (method == NeighbourMethod::Adjacent && adjacent_is_strict(space, config)) continue;  // the same box: empty again
     const auto ties = space.closest_neighbours(config, method, target);
-    if (!ties.empty()) return ties[ties.size() == 1 ? 0 : static_cast<std::size_t>(rng.below(ties.size()))];
+    if (!ties.empty()) return pick(ties, rng);
   }
   return std::nullopt;
 }
