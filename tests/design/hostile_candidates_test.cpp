@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ktune/design/candidate_scorer.hpp"
@@ -119,6 +120,9 @@ std::string hostile(const std::string& name) {
   replace("@OUTSIDE@", outside().string());
   replace("@PORT@", std::to_string(listener().port()));
   replace("@HOME@", std::getenv("HOME") ? std::getenv("HOME") : "/root");
+  std::string key_hex;
+  for (unsigned char c : kKey) key_hex += fmt::format("{:02x}", c);
+  replace("@KEY_HEX@", key_hex);
   const fs::path path = temp_dir() / "hostile" / (name + ".cpp");
   fs::create_directories(path.parent_path());
   std::ofstream(path) << text;

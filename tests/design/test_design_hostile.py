@@ -79,6 +79,7 @@ def reply(name, secret_file, outside, port):
     code = code.replace("@NAME@", name)
     code = code.replace("@SECRET_FILE@", str(secret_file)).replace("@OUTSIDE@", str(outside))
     code = code.replace("@PORT@", str(port)).replace("@HOME@", os.environ.get("HOME", "/root"))
+    code = code.replace("@KEY_HEX@", KEY.encode().hex())
     return f"# Description: {name}, random sampling with a hostile part\n\n```cpp\n{code}```\n"
 
 
