@@ -46,4 +46,4 @@ add_test(NAME Python.Install
 add_test(NAME Python.pytest
          COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/tests)
 set_tests_properties(Python.pytest PROPERTIES TIMEOUT 900 COST 80
-                     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_BINARY_DIR}/python;KTUNE_SHARED_DIR=${KTUNE_SHARED_DIR};KTUNE_BINARY=$<TARGET_FILE:ktune>")
+                     ENVIRONMENT "PYTHONPATH=${CMAKE_CURRENT_BINARY_DIR}/python;KTUNE_SHARED_DIR=${KTUNE_SHARED_DIR};KTUNE_BINARY=$<TARGET_FILE:ktune>;KTUNE_FAKE_NVML=$<TARGET_FILE:ktune_fake_nvml>")

@@ -474,8 +474,8 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         _strategy_settings(strategy, strategy_options, seed)
     objective_texts, objective_names = _objectives(objective, objective_higher_is_better, objectives)
     kernel["metrics"] = _live_metrics(metrics)
-    adapters, output_observers, native = _observers(observers, device, platform, compiler,
-                                                    lang or _KERNEL_TUNER_LANGUAGE[kernel["backend"]])
+    adapters, output_observers, native, unasked = _observers(observers, device, platform, compiler,
+                                                             lang or _KERNEL_TUNER_LANGUAGE[kernel["backend"]])
     kernel["observers"], kernel["native_observers"] = adapters, native
     texts, keep = _restrictions(restrictions, None)
     cache_path = ""
@@ -494,7 +494,12 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                            avoid_failures, start)
     _refuse_an_empty_space(out, restrictions, tune_params, f"kernel {kernel_name}")
     _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
-    return _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters, started=started)
+    results, env = _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters,
+                           started=started)
+    for result in results:  # as Kernel Tuner: the library's observers' measurements that were asked for
+        for name in unasked:
+            result.pop(name, None)
+    return results, env
 
 
 def _dashboard_port(dashboard):
@@ -601,12 +606,13 @@ _KERNEL_TUNER_LANGUAGE = {"cpp": "C", "opencl": "OpenCL", "cuda": "CUDA"}
 
 
 def _observers(observers, device, platform, compiler, lang):
-    """tune_kernel's observers: (adapters of BenchmarkObservers, OutputObservers, names of the library's observers).
+    """tune_kernel's observers: (adapters of BenchmarkObservers, OutputObservers, names of the library's observers,
+    the names those measure that no observer asked for).
     A callable that is not an observer is a factory called with dict(device, platform, compiler, lang), as in Kernel
     Tuner (``lang`` as given, else the language of the kernel's code)."""
     from ktune.observers import BenchmarkObserver, OutputObserver
     from ktune.observers.register import RegisterObserver
-    adapters, outputs, native = [], [], []
+    adapters, outputs, native, measured, asked = [], [], [], set(), set()
     for observer in observers or []:
         if not isinstance(observer, BenchmarkObserver) and not hasattr(observer, "native_name") and callable(observer):
             observer = observer(dict(device=device, platform=platform, compiler=compiler, lang=lang))
@@ -617,13 +623,15 @@ def _observers(observers, device, platform, compiler, lang):
             if why_not:
                 raise RuntimeError(f"{type(observer).__name__} cannot observe on this machine: {why_not}")
             native.append(observer.native_name)
+            measured.update(observer.native_measurements)
+            asked.update(observer.observables)
         elif isinstance(observer, OutputObserver):
             outputs.append(observer)
         elif isinstance(observer, BenchmarkObserver):
             adapters.append(live.ObserverAdapter(observer))
         else:
             raise TypeError(f"observer {observer!r} is not a BenchmarkObserver (ktune.observers.BenchmarkObserver)")
-    return adapters, outputs, native
+    return adapters, outputs, native, measured - asked
 
 
 class _ResultPrinter:

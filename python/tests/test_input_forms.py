@@ -170,16 +170,40 @@ def test_output_observers_see_the_verification_run():
     assert observer.seen == [0.0, 0.0]
 
 
-def test_nvml_observer_says_why_it_cannot_observe_here():
+def test_nvml_observer_says_why_it_cannot_observe_here(monkeypatch):
     from ktune.observers.nvml import NVMLObserver
-    with pytest.raises(NotImplementedError, match="temperature"):
-        NVMLObserver(["nvml_energy", "temperature"])
+    with pytest.raises(NotImplementedError, match="gr_voltage"):
+        NVMLObserver(["nvml_energy", "gr_voltage"])
+    with pytest.raises(ValueError, match="Observable fan_speed not in supported"):  # as Kernel Tuner
+        NVMLObserver(["fan_speed"])
+    monkeypatch.delenv("KTUNE_NVML_LIBRARY", raising=False)
     if not ktune._ktune.observer_unavailable("nvml"):
         pytest.skip("this machine has NVML")
     a, b, c, n = data()
     with pytest.raises(RuntimeError, match="NVMLObserver cannot observe on this machine"):
         ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], {"block_size_x": [32]},
                           observers=[NVMLObserver(["nvml_energy"])])
+
+
+def test_nvml_observer_gives_the_observables_asked_for(monkeypatch):
+    """Kernel Tuner's NVMLObserver example (energy and temperature, and a metric of the energy) on the stand-in NVML
+    library of tests/support/fake_nvml: 100 W, 60-64 C, graphics clock 1410 MHz."""
+    from ktune.observers.nvml import NVMLObserver
+    fake = os.environ.get("KTUNE_FAKE_NVML")
+    if not fake:
+        pytest.skip("the stand-in NVML library is given by ctest (KTUNE_FAKE_NVML)")
+    monkeypatch.setenv("KTUNE_NVML_LIBRARY", fake)
+    a, b, c, n = data()
+    results, env = run_or_skip("vector_add", VECTOR_ADD_C, int(n), [c, a, b, n], {"unroll": [1, 4]},
+                               observers=[NVMLObserver(["nvml_energy", "temperature", "core_freq"])],
+                               metrics={"GFLOPS/W": lambda p: (int(n) / 1e9) / p["nvml_energy"]}, iterations=3,
+                               quiet=True)
+    assert len(results) == 2
+    for r in results:
+        assert "__error__" not in r, r
+        assert 60 <= r["temperature"] <= 64 and r["core_freq"] == 1410 and r["nvml_energy"] > 0
+        assert r["GFLOPS/W"] > 0
+        assert "nvml_power" not in r and "mem_freq" not in r  # not asked for
 
 
 class RandomWalk(OptAlg):

@@ -31,11 +31,14 @@ class Observer {
 
 // "powercap": Linux powercap (Intel/AMD RAPL) energy counters under `powercap_root`: CPU packages and their DRAM,
 // for the cpp and opencl (PoCL) backends. Reports powercap_energy (J per launch) and powercap_power (W).
-// "nvml": the NVIDIA driver's energy counter of the CUDA device `options.device` (libnvidia-ml, opened at run time).
-// Reports nvml_energy (J per launch) and nvml_power (W).
+// "nvml": the NVIDIA driver's counters of the CUDA device `options.device` (libnvidia-ml, opened at run time).
+// Reports nvml_energy (J per launch) and nvml_power (W), and where the device answers them, as Kernel Tuner's
+// NVMLObserver does, temperature (C), core_freq and mem_freq (MHz): the means of readings taken every millisecond
+// while the timed launches run.
 struct ObserverOptions {
   std::string powercap_root = "/sys/class/powercap";
   int device = 0;
+  std::string nvml_library;  // "": $KTUNE_NVML_LIBRARY, else the driver's libnvidia-ml.so.1
 };
 
 // The observer, or nullptr with `why_not` saying why it cannot observe on this machine (no counters, no permission,
@@ -44,7 +47,8 @@ std::unique_ptr<Observer> make_observer(const std::string& name, const ObserverO
 std::vector<std::string> observer_names();
 // Every name an observer above may report (metrics may use them: KernelSpecification::validate checks names).
 inline const std::vector<std::string>& observer_measurement_names() {
-  static const std::vector<std::string> names{"powercap_energy", "powercap_power", "nvml_energy", "nvml_power"};
+  static const std::vector<std::string> names{"powercap_energy", "powercap_power", "nvml_energy", "nvml_power",
+                                              "temperature",     "core_freq",      "mem_freq"};
   return names;
 }
 
