@@ -626,7 +626,10 @@ def _observers(observers, device, platform, compiler, lang):
             measured.update(observer.native_measurements)
             asked.update(observer.observables)
         elif isinstance(observer, OutputObserver):
+            # It sees the verification run's outputs, and is a BenchmarkObserver as well: its get_results after the
+            # timed launches become measurements (Kernel Tuner's AccuracyObserver reports its error so).
             outputs.append(observer)
+            adapters.append(live.ObserverAdapter(observer))
         elif isinstance(observer, BenchmarkObserver):
             adapters.append(live.ObserverAdapter(observer))
         else:

@@ -179,9 +179,15 @@ def arguments(args):
         hint = " (one array argument is given as [array])" if isinstance(args, numpy.ndarray) else ""
         raise TypeError(f"arguments must be a list of the kernel's arguments (numpy arrays and numpy scalars), not a "
                         f"{type(args).__module__}.{type(args).__name__}{hint}")
+    from ktune.accuracy import Tunable
     out = []
     for i, a in enumerate(args):
         name = f"arg{i + 1}"  # 1-based, as positions are everywhere in messages
+        if isinstance(a, Tunable):
+            raise NotImplementedError(
+                f"argument {i + 1} is a {type(a).__name__} (an argument chosen per configuration by "
+                f"'{a.param_key}'): not supported by ktune yet; pass one array and let the kernel convert it (a "
+                "precision define), and measure the error with ktune.accuracy.AccuracyObserver")
         if isinstance(a, numpy.ndarray):
             data = numpy.ascontiguousarray(a)
             # The array's memory itself (the buffer protocol): the job copies it once and never writes it.
@@ -221,8 +227,10 @@ def outputs_as_arrays(args, after):
 
 def output_check(args, answer, atol, verify, output_observers=()):
     """A function of the arguments after a run (bytes, or None for scalars) returning "" when the outputs are right:
-    OutputObservers see them first; then Kernel Tuner's ``verify(answer, result, atol=atol)`` if given, else
-    numpy.allclose of every answer that is not None. None when there is nothing to check or observe."""
+    OutputObservers see them first; then Kernel Tuner's ``verify(answer, result, atol=atol)`` if given, else, unless
+    there are OutputObservers (as in Kernel Tuner, they judge the outputs then: an AccuracyObserver measures how far
+    a lower-precision output is from the answer, which allclose would refuse), numpy.allclose of every answer that
+    is not None. None when there is nothing to check or observe."""
     if answer is None and verify is None and not output_observers:
         return None
     if answer is not None and len(answer) != len(args):
@@ -256,6 +264,8 @@ def output_check(args, answer, atol, verify, output_observers=()):
                                "others)")
                 raise
             return "" if correct else "the verify function rejected the output"
+        if output_observers:
+            return ""
         for i, expected in enumerate(answer):
             if expected is None:
                 continue
