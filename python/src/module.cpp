@@ -854,6 +854,28 @@ py::list run_kernel(const std::string& name, const py::list& params, const py::d
   return out;
 }
 
+// The device run_kernel would run the kernel on: its name as tuning's env["device_name"] has it.
+std::string kernel_device_name(const std::string& name, const py::list& params, const py::dict& kernel) {
+  py::list tune_params;
+  for (const py::handle item : params) {
+    const auto pair = item.cast<py::tuple>();
+    tune_params.append(py::make_tuple(pair[0], py::make_tuple(pair[1])));
+  }
+  const Problem problem = live_problem(name, tune_params, kernel);
+  const auto errors = std::make_shared<PythonErrors>();
+  const live::KernelSpecification spec = kernel_specification(kernel, problem, py::none(), errors);
+  py::gil_scoped_release release;
+  try {
+    return live::kernel_device(spec, problem).name;
+  } catch (const live::BackendUnavailable& e) {
+    throw JobError(JobError::Kind::input, e.what());
+  } catch (const std::invalid_argument& e) {
+    throw JobError(JobError::Kind::request, e.what());
+  } catch (const std::runtime_error& e) {
+    throw JobError(JobError::Kind::input, e.what());
+  }
+}
+
 // Result dicts (as tune_kernel returns them) written as T4 results by the library's writer (Kernel Tuner's
 // file_utils.store_output_file and get_t4_results). Every key that is not a parameter or one of Kernel Tuner's time
 // fields is a measurement; "__error__" gives the status.
@@ -1150,6 +1172,8 @@ PYBIND11_MODULE(_ktune, m) {
       py::arg("name"), "Why the library's observer NAME cannot observe on this machine (\"\" when it can).");
   m.def("run_kernel", &run_kernel, py::arg("name"), py::arg("params"), py::arg("kernel"),
         "Runs one configuration once; every argument after the run (bytes, None for scalars).");
+  m.def("kernel_device_name", &kernel_device_name, py::arg("name"), py::arg("params"), py::arg("kernel"),
+        "The name of the device the kernel runs on, as tuning records it.");
 
   py::class_<PythonCostFunc>(m, "CostFunc", "Kernel Tuner's cost function as a custom optimiser calls it")
       .def("__call__", &PythonCostFunc::operator(), py::arg("x"))
