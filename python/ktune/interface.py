@@ -11,6 +11,8 @@ import os
 import warnings
 from time import perf_counter
 
+import numpy
+
 from ktune import _ktune, live
 from ktune.util import config_output_string, error_config, get_config_string
 
@@ -462,13 +464,14 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         return _simulate(cache, strategy, strategy_options, restrictions, tune_params, objective,
                          objective_higher_is_better, objectives, seed, verbose, quiet, metrics, store_path,
                          transfer_paths, wisdom_path, dashboard_port, avoid_failures, started)
-    _refuse_unsupported(smem_args=smem_args, cmem_args=cmem_args, texmem_args=texmem_args)
+    _refuse_unsupported(smem_args=smem_args, texmem_args=texmem_args)
     _check_tune_params(tune_params)
     for forbidden in ("grid_size_x", "grid_size_y", "grid_size_z", "time"):
         if forbidden in tune_params:
             raise ValueError(f"'{forbidden}' cannot be a tunable parameter (Kernel Tuner reserves the name)")
     kernel = _kernel(kernel_name, kernel_source, problem_size, arguments, grid_div_x, grid_div_y, grid_div_z, lang,
                      device, platform, compiler, compiler_options, defines, iterations, block_size_names)
+    _constant_memory(cmem_args, kernel)
     start = _start((strategy_options or {}).get("x0"), strategy, tune_params)
     strategy, settings, max_fevals, time_limit, seed, strategy_object = \
         _strategy_settings(strategy, strategy_options, seed)
@@ -548,6 +551,26 @@ def _devices(devices):
     if any(d > 2**31 - 1 for d in indices):
         raise ValueError(f"devices: {devices!r} holds an index beyond any device")
     return indices, False
+
+
+def _constant_memory(cmem_args, kernel):
+    """Kernel Tuner's cmem_args ({name: numpy array or scalar}) as the native job takes them, for a CUDA kernel (as
+    in Kernel Tuner, no other backend has constant memory)."""
+    if not cmem_args:
+        return
+    if not isinstance(cmem_args, dict):
+        raise TypeError(f"cmem_args must be a dict of __constant__ variable name -> numpy array, not "
+                        f"{type(cmem_args).__name__}")
+    if kernel["backend"] != "cuda":
+        raise NotImplementedError(f"cmem_args: constant memory is CUDA's (this kernel runs on the {kernel['backend']} "
+                                  "backend), as in Kernel Tuner")
+    out = []
+    for name, value in cmem_args.items():
+        if not isinstance(name, str) or not isinstance(value, (numpy.ndarray, numpy.generic)):
+            raise TypeError(f"cmem_args: '{name}' must map a variable name to a numpy array or numpy scalar, not "
+                            f"{type(value).__name__}")
+        out.append((name, numpy.ascontiguousarray(value).tobytes()))
+    kernel["constant_memory"] = out
 
 
 def _refuse_unsupported(**options):
@@ -660,11 +683,12 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
     """Kernel Tuner's run_kernel: compiles the configuration ``params`` (one value per name), runs it once on the
     arguments and returns the arguments after the run (numpy arrays shaped and typed like the inputs; scalars as
     given). The caller's arrays are not written. Raises ``ktune.JobError`` when it does not compile or run."""
-    _refuse_unsupported(smem_args=smem_args, cmem_args=cmem_args, texmem_args=texmem_args)
+    _refuse_unsupported(smem_args=smem_args, texmem_args=texmem_args)
     if not isinstance(params, dict):
         raise TypeError("params must be a dict of parameter name -> value")
     kernel = _kernel(kernel_name, kernel_source, problem_size, arguments, grid_div_x, grid_div_y, grid_div_z, lang,
                      device, platform, compiler, compiler_options, defines, 1, block_size_names)
+    _constant_memory(cmem_args, kernel)
     after = _ktune.run_kernel(kernel_name, list(params.items()), kernel)
     return live.outputs_as_arrays(list(arguments), after)
 

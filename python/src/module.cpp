@@ -676,6 +676,13 @@ live::KernelSpecification kernel_specification(const py::dict& kernel, const Pro
   spec.kernel_code = kernel["kernel_code"].cast<std::string>();
   spec.kernel_file = kernel["kernel_file"].cast<std::string>();
   spec.compiler_options = strings(kernel["compiler_options"]);
+  if (kernel.contains("constant_memory"))
+    for (const py::handle item : kernel["constant_memory"].cast<py::list>()) {
+      const auto pair = item.cast<py::tuple>();
+      const std::string bytes = pair[1].cast<py::bytes>();
+      const auto* data = reinterpret_cast<const std::byte*>(bytes.data());
+      spec.constant_memory.emplace_back(pair[0].cast<std::string>(), std::vector<std::byte>(data, data + bytes.size()));
+    }
   const auto problem_size = strings(kernel["problem_size"]);
   for (std::size_t d = 0; d < 3 && d < problem_size.size(); ++d) spec.problem_size[d] = problem_size[d];
   // Kernel Tuner's cache records the problem size in the caller's form (100000, not ["100000", "1", "1"]).

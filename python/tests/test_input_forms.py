@@ -437,3 +437,34 @@ def test_revisits_are_listed_up_to_a_limit_with_a_warning(convolution_cache):
     with pytest.warns(UserWarning, match=r"asked 32772 times for configurations it had evaluated; the first 32768"):
         results, _ = ktune.tune_cache(convolution_cache, strategy=OptAlgWrapper(Spinner()), quiet=True)
     assert len(results) == 1 + 2**15
+
+
+CONSTANT_WEIGHTS_CU = """
+__constant__ float weights[4];
+extern "C" __global__ void weigh(float *x, int n) {
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i < n) x[i] *= weights[i % 4];
+}
+"""
+
+
+def test_cmem_args_fill_a_cuda_kernels_constant_memory():
+    """Kernel Tuner's cmem_args: CUDA's __constant__ variables filled before each configuration runs (checked on a
+    GPU; elsewhere the arguments are taken and the backend says it is not available here). Other backends have no
+    constant memory, as in Kernel Tuner."""
+    x, n = numpy.full(256, 2.0, dtype=numpy.float32), numpy.int32(256)
+    weights = numpy.array([0.5, 1.0, 1.5, 2.0], dtype=numpy.float32)
+    try:
+        out = ktune.run_kernel("weigh", CONSTANT_WEIGHTS_CU, int(n), [x, n], {"block_size_x": 64}, lang="CUDA",
+                               cmem_args={"weights": weights})
+    except ktune.JobError as e:
+        assert "not available here" in str(e) or "no CUDA" in str(e), e
+    else:
+        assert numpy.array_equal(out[0], 2.0 * numpy.tile(weights, 64))
+    with pytest.raises(TypeError, match="cmem_args: 'weights' must map a variable name to a numpy array"):
+        ktune.tune_kernel("weigh", CONSTANT_WEIGHTS_CU, int(n), [x, n], {"block_size_x": [64]}, lang="CUDA",
+                          cmem_args={"weights": [0.5, 1.0]})
+    a, b, c, size = data()
+    with pytest.raises(NotImplementedError, match="cmem_args: constant memory is CUDA's"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(size), [c, a, b, size], {"block_size_x": [32]},
+                          cmem_args={"weights": weights})

@@ -43,6 +43,16 @@ void KernelSpecification::validate(const Problem& problem) const {
     throw std::invalid_argument(fmt::format("iterations: {} (expected min >= 2, max >= min, precision > 0)",
                                             repetition.describe()));
   if (!(timeout_s > 0)) throw std::invalid_argument(fmt::format("timeout_s: {} (expected > 0 seconds)", timeout_s));
+  std::set<std::string, std::less<>> constants;
+  for (const auto& [name, bytes] : constant_memory) {
+    if (backend != "cuda")
+      throw std::invalid_argument(fmt::format("constant memory '{}': only CUDA kernels have constant memory (the {} "
+                                              "backend has none)", name, backend));
+    if (name.empty()) throw std::invalid_argument("constant memory: a variable without a name");
+    if (!constants.insert(name).second)
+      throw std::invalid_argument(fmt::format("constant memory '{}': given twice", name));
+    if (bytes.empty()) throw std::invalid_argument(fmt::format("constant memory '{}': no contents", name));
+  }
   // Every geometry/define expression compiles against the problem (unknown names are caught here).
   (void)LaunchPlanner(*this, problem);
 
@@ -159,6 +169,7 @@ KernelSource load_source(const KernelSpecification& spec) {
   source.name = spec.kernel_name;
   source.file = spec.kernel_file;
   source.compiler_options = spec.compiler_options;
+  source.constant_memory = spec.constant_memory;
   if (!spec.kernel_code.empty() || spec.generate_code) {  // generated code comes per configuration
     source.code = spec.kernel_code;
     return source;

@@ -137,6 +137,27 @@ template <typename T> __global__ void scale(T* x, T factor, int n) {
   for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(out[i], 3.0 * x[i]);
 }
 
+// Kernel Tuner's cmem_args on the device: the __constant__ variable holds what was given when the kernel runs.
+TEST_F(CudaDevice, ConstantMemoryHoldsTheGivenContents) {
+  const std::string code = R"(
+__constant__ float weights[4];
+extern "C" __global__ void weigh(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= weights[i % 4];
+})";
+  std::vector<float> x(1000, 2.0f);
+  backend_->set_arguments(std::vector<KernelArgument>{vector_argument("x", x, ElementType::float32, Access::read_write),
+                                                      int_scalar("n", 1000)});
+  const std::vector<float> weights{0.5f, 1.0f, 1.5f, 2.0f};
+  const auto bytes = std::as_bytes(std::span<const float>(weights));
+  KernelSource source{code, "weigh", "", {}};
+  source.constant_memory = {{"weights", std::vector<std::byte>(bytes.begin(), bytes.end())}};
+  auto kernel = backend_->compile(source, {});
+  backend_->launch(*kernel, {{8, 1, 1}, {128, 1, 1}});
+  const std::vector<float> out = read_back<float>(*backend_, 0, x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(out[i], 2.0f * weights[i % 4]) << "index " << i;
+}
+
 TEST_F(CudaDevice, LocalMemoryArgumentIsDynamicSharedMemory) {
   // Each block reverses its slice through the dynamic shared buffer.
   const std::string code = R"(

@@ -29,6 +29,7 @@ struct DoubleState {
   CUresult launch_result = CUDA_SUCCESS;
   unsigned int shared_bytes = 0, block_x = 0, grid_x = 0;
   int shared_attribute = 0;
+  std::map<std::string, CUdeviceptr> globals;  // the module's __constant__ variables (allocated by the test)
 };
 DoubleState* state = nullptr;
 
@@ -99,6 +100,13 @@ DriverApi driver_double() {
   api.module_get_function = [](CUfunction* function, CUmodule, const char* name) {
     state->function_name = name;
     *function = the_function;
+    return CUDA_SUCCESS;
+  };
+  api.module_get_global = [](CUdeviceptr* address, std::size_t* bytes, CUmodule module, const char* name) {
+    const auto it = state->globals.find(name);
+    if (module != the_module || it == state->globals.end()) return CUDA_ERROR_NOT_FOUND;
+    *address = it->second;
+    *bytes = buffer(it->second).size();
     return CUDA_SUCCESS;
   };
   api.func_set_attribute = [](CUfunction, CUfunction_attribute which, int value) {
@@ -315,6 +323,56 @@ TEST_F(CudaDriverDouble, NoDeviceOrBadOrdinal) {
         << error.what();
   }
   EXPECT_FALSE(state_.context_retained);
+}
+
+// Kernel Tuner's cmem_args: each __constant__ variable is filled in the module before it runs; one the module lacks,
+// or contents larger than it, fail the configuration as a compile failure naming it, and its module is unloaded.
+TEST_F(CudaDriverDouble, ConstantMemoryIsFilledInEachModule) {
+  auto backend = make_cuda_backend_on(api_, {});
+  backend->set_arguments(std::vector<KernelArgument>{argument("c", std::vector<float>(4, 0.0f)),
+                                                     argument("a", std::vector<float>{1, 2, 3, 4}),
+                                                     argument("b", std::vector<float>{1, 1, 1, 1}),
+                                                     argument("n", std::vector<int>{4}, true)});
+  CUdeviceptr weights = 0;
+  ASSERT_EQ(api_.mem_alloc(&weights, 4 * sizeof(float)), CUDA_SUCCESS);
+  state_.globals["weights"] = weights;
+  const std::vector<float> values{0.5f, 1.5f, 2.5f, 3.5f};
+  const auto as_bytes = [](const std::vector<float>& v) {
+    const auto span = std::as_bytes(std::span<const float>(v));
+    return std::vector<std::byte>(span.begin(), span.end());
+  };
+  KernelSource source{R"(
+__constant__ float weights[4];
+extern "C" __global__ void scaled_add(float* c, const float* a, const float* b, int n) {
+  int i = blockIdx.x * block_size_x + threadIdx.x;
+  if (i < n) c[i] = a[i] * weights[i] + b[i];
+})", "scaled_add", "", {}};
+  source.constant_memory = {{"weights", as_bytes(values)}};
+  const int uploads = state_.uploads;
+  auto kernel = backend->compile(source, {{"block_size_x", "32"}});
+  EXPECT_EQ(state_.uploads, uploads + 1);
+  EXPECT_EQ(state_.memory.at(weights), as_bytes(values));
+  kernel.reset();
+
+  source.constant_memory = {{"filter", as_bytes(values)}};
+  try {
+    (void)backend->compile(source, {{"block_size_x", "32"}});
+    ADD_FAILURE() << "a missing __constant__ variable was not reported";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("constant memory 'filter': kernel scaled_add has no __constant__ variable"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(state_.module_loaded);
+  source.constant_memory = {{"weights", as_bytes({1, 2, 3, 4, 5})}};
+  try {
+    (void)backend->compile(source, {{"block_size_x", "32"}});
+    ADD_FAILURE() << "contents larger than the variable were not reported";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("20 bytes given for a __constant__ variable of 16 bytes"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(state_.module_loaded);
 }
 
 }  // namespace

@@ -324,6 +324,23 @@ TEST(KernelSpecification, ValidateAndLoadSource) {
                   "accuracy 'err': argument 'in' is not an output");
 }
 
+// Constant memory (Kernel Tuner's cmem_args) is CUDA's; it travels with the source to the backend.
+TEST(KernelSpecification, ConstantMemoryIsForCudaKernelsAndReachesTheSource) {
+  KernelSpecification spec;
+  spec.kernel_name = "k";
+  spec.kernel_code = "__constant__ float w[2]; extern \"C\" __global__ void k() {}";
+  spec.constant_memory = {{"w", std::vector<std::byte>(8)}};
+  EXPECT_CONTAINS(error_of<std::invalid_argument>([&] { spec.validate(kProblem); }),
+                  "constant memory 'w': only CUDA kernels have constant memory (the cpp backend has none)");
+  spec.backend = "cuda";
+  spec.validate(kProblem);
+  EXPECT_EQ(load_source(spec).constant_memory, spec.constant_memory);
+  spec.constant_memory.push_back({"w", std::vector<std::byte>(4)});
+  EXPECT_CONTAINS(error_of<std::invalid_argument>([&] { spec.validate(kProblem); }), "constant memory 'w': given twice");
+  spec.constant_memory = {{"w", {}}};
+  EXPECT_CONTAINS(error_of<std::invalid_argument>([&] { spec.validate(kProblem); }), "constant memory 'w': no contents");
+}
+
 }  // namespace t1_kernel_specification_test
 }  // namespace
 }  // namespace ktune::live

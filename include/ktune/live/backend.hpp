@@ -34,6 +34,9 @@ struct KernelSource {
   // Searched by the code's #include before the user's options: the kernel file's folder (absolute), as a compiler
   // searches the folder of a file it compiles in place (the backends compile a copy elsewhere). Empty for code.
   std::vector<std::string> include_dirs{};
+  // CUDA __constant__ variables (by name) and their contents, copied into every compiled module before it runs
+  // (Kernel Tuner's cmem_args). Only the cuda backend has constant memory.
+  std::vector<std::pair<std::string, std::vector<std::byte>>> constant_memory{};
 };
 
 // Prepended to the source as "#define NAME VALUE" lines (and given to compilers that take -D the same way).

@@ -100,6 +100,10 @@ struct KernelSpecification {
   std::string kernel_file;      // resolved against the directory of the file it came from
   std::string kernel_code;      // the source itself (builder); when set, kernel_file is only used in messages
   std::vector<std::string> compiler_options;
+  // cuda: __constant__ variables of the kernel filled before every configuration runs (name, contents; Kernel
+  // Tuner's cmem_args). A name the compiled module lacks, or contents larger than the variable, fail the
+  // configuration as a compile failure, naming it.
+  std::vector<std::pair<std::string, std::vector<std::byte>>> constant_memory;
 
   std::array<std::string, 3> problem_size{"1", "1", "1"};
   // How the caller gave the problem size, as Kernel Tuner's cache records it: 1 to 3 dimensions as a list, 0 as one

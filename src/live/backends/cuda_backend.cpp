@@ -193,7 +193,30 @@ class CudaBackend final : public Backend {
                                      api_.error_text(result)),
                          image.log);
     }
-    return std::make_unique<CudaKernel>(api_, module, function, source.name);
+    auto kernel = std::make_unique<CudaKernel>(api_, module, function, source.name);  // unloads on a throw below
+    fill_constant_memory(module, source, image.log);
+    return kernel;
+  }
+
+  // Copies each __constant__ variable's contents into the module (Kernel Tuner's cmem_args): a variable the module
+  // lacks, or contents larger than it, fail the configuration as a compile failure, naming the variable.
+  void fill_constant_memory(CUmodule module, const KernelSource& source, const std::string& log) {
+    for (const auto& [name, bytes] : source.constant_memory) {
+      CUdeviceptr address = 0;
+      std::size_t size = 0;
+      if (CUresult result = api_.module_get_global(&address, &size, module, name.c_str()); result != CUDA_SUCCESS)
+        throw CompileError(fmt::format("constant memory '{}': kernel {} has no __constant__ variable of that name "
+                                       "({})", name, source.name, api_.error_text(result)),
+                           log);
+      if (bytes.size() > size)
+        throw CompileError(fmt::format("constant memory '{}': {} bytes given for a __constant__ variable of {} bytes",
+                                       name, bytes.size(), size),
+                           log);
+      if (CUresult result = api_.memcpy_htod(address, bytes.data(), bytes.size()); result != CUDA_SUCCESS)
+        throw CompileError(fmt::format("constant memory '{}': cannot copy it to the GPU: {}", name,
+                                       api_.error_text(result)),
+                           log);
+    }
   }
 
   double launch(CompiledKernel& compiled, const LaunchGeometry& geometry) override {

@@ -72,6 +72,7 @@ DriverApi load_driver(const char* library) {
   resolve(handle, api.module_load_data, KTUNE_CUDA_SYMBOL(cuModuleLoadData));
   resolve(handle, api.module_unload, KTUNE_CUDA_SYMBOL(cuModuleUnload));
   resolve(handle, api.module_get_function, KTUNE_CUDA_SYMBOL(cuModuleGetFunction));
+  resolve(handle, api.module_get_global, KTUNE_CUDA_SYMBOL(cuModuleGetGlobal));
   resolve(handle, api.func_set_attribute, KTUNE_CUDA_SYMBOL(cuFuncSetAttribute));
   resolve(handle, api.mem_alloc, KTUNE_CUDA_SYMBOL(cuMemAlloc));
   resolve(handle, api.mem_free, KTUNE_CUDA_SYMBOL(cuMemFree));

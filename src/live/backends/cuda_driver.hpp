@@ -28,6 +28,7 @@ struct DriverApi {
   decltype(&::cuModuleLoadData) module_load_data = nullptr;
   decltype(&::cuModuleUnload) module_unload = nullptr;
   decltype(&::cuModuleGetFunction) module_get_function = nullptr;
+  decltype(&::cuModuleGetGlobal) module_get_global = nullptr;
   decltype(&::cuFuncSetAttribute) func_set_attribute = nullptr;
   decltype(&::cuMemAlloc) mem_alloc = nullptr;
   decltype(&::cuMemFree) mem_free = nullptr;
