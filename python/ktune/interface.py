@@ -427,7 +427,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                 strategy=None, strategy_options=None, cache=None, metrics=None, simulation_mode=False,
                 observers=None, objective=None, objective_higher_is_better=None, objectives=None, seed=None,
                 compile_workers=0, devices=None, pending=0, store=None, transfer=None, wisdom=None, confirm_top=0,
-                dashboard=False, avoid_failures=False):
+                dashboard=False, avoid_failures=False, parallel=None):
     """Kernel Tuner's tune_kernel: returns ``(results, env)``, a list of result dicts and the environment.
 
     Live (OpenCL, C/C++ and CUDA kernels, each configuration compiled, verified and benchmarked in a worker process),
@@ -452,8 +452,11 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     ``avoid_failures`` (ktune's own): learned failure avoidance, as ``ktune tune --avoid-failures``: configurations
     that the run's failures (and, with ``transfer``, the sources' failures once they repeat here) predict to fail are
     deferred (docs/live-tuning.md); ``env["deferred"]`` counts the answers given without a measurement.
+    ``parallel`` (Kernel Tuner 1.4's, else its environment's ``KERNEL_TUNER_PARALLEL``): ``True`` measures on every
+    device of the platform at once, an integer N on the first N (``devices`` does the same, by index).
     """
     started = perf_counter()  # env's timing totals add up to the time from here (Kernel Tuner's overhead_time)
+    devices = _parallel_devices(parallel, devices, simulation_mode)
     dashboard_port = _dashboard_port(dashboard)
     if not isinstance(avoid_failures, bool):
         raise TypeError(f"avoid_failures must be True or False, not {type(avoid_failures).__name__}")
@@ -532,6 +535,31 @@ def _store_path(store):
     if store is None:
         return os.environ.get("KTUNE_STORE", "")
     return live.path_argument(store, "store")
+
+
+def _parallel_devices(parallel, devices, simulation_mode):
+    """``devices`` with Kernel Tuner's ``parallel`` (True: every device; N: the first N; None: True when the
+    environment's KERNEL_TUNER_PARALLEL is set and not empty, as Kernel Tuner reads it) taken into it."""
+    if parallel is None:
+        parallel = bool(os.environ.get("KERNEL_TUNER_PARALLEL"))
+        if parallel and devices is not None:
+            return devices  # an explicit devices= wins over the environment
+    if isinstance(parallel, bool) or parallel is None:
+        count = "all" if parallel else None
+    else:
+        try:
+            count = operator.index(parallel)
+        except TypeError:
+            raise TypeError(f"parallel must be True, False or a number of devices, not {parallel!r}") from None
+        if count < 1:
+            raise ValueError(f"parallel: {count} devices (expected at least 1, or True for all)")
+    if count is None:
+        return devices
+    if simulation_mode:
+        raise ValueError("Enabling `parallel` and `simulation_mode` together is not supported")
+    if devices is not None:
+        raise ValueError("give parallel or devices, not both (devices names the device indices itself)")
+    return "all" if count == "all" else list(range(count))
 
 
 def _devices(devices):

@@ -99,6 +99,30 @@ def test_several_devices_give_the_results_of_one(monkeypatch):
         ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, devices=[0, 7])
 
 
+def test_kernel_tuners_parallel_measures_on_several_devices(monkeypatch):
+    """Kernel Tuner 1.4's parallel=True / N / $KERNEL_TUNER_PARALLEL: every device, or the first N."""
+    monkeypatch.setenv("POCL_DEVICES", "pthread pthread")
+    a, b, c, n = data()
+    tune_params = {"block_size_x": [16, 32, 64, 128]}
+    kwargs = dict(answer=[a + b, None, None, None], iterations=1, quiet=True, strategy="brute_force")
+    every, _ = run_or_skip("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, parallel=True, **kwargs)
+    assert [r["block_size_x"] for r in every] == [16, 32, 64, 128] and all("__error__" not in r for r in every)
+    with pytest.raises(ktune.JobError, match="there is no device 2"):  # the first three of two devices
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, parallel=3, **kwargs)
+    with pytest.raises(ValueError, match="parallel or devices, not both"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, parallel=2, devices=[0],
+                          **kwargs)
+    with pytest.raises(ValueError, match="`parallel` and `simulation_mode` together"):
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, parallel=True,
+                          simulation_mode=True, cache="unused")
+    monkeypatch.setenv("KERNEL_TUNER_PARALLEL", "1")
+    with pytest.raises(ValueError, match="`parallel` and `simulation_mode` together"):  # the environment's parallel
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, simulation_mode=True,
+                          cache="unused")
+    with pytest.raises(ktune.JobError, match="there is no device 7"):  # devices= wins over the environment
+        ktune.tune_kernel("vector_add", VECTOR_ADD_CL, int(n), [c, a, b, n], tune_params, devices=[0, 7], **kwargs)
+
+
 def test_a_wrong_result_costs_its_configuration_and_tuning_goes_on():
     a, b, c, n = data()
     kernel = VECTOR_ADD_CL.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i] + (block_size_x == 64 ? 1.0f : 0.0f);")
