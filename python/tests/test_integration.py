@@ -251,3 +251,10 @@ def test_tune_kernel_adds_its_winner_to_a_wisdom_file(a100_cache, tmp_path):
     assert entry[1:4] == ["convolution_kernel", env["device_name"], "4096x4096"]
     assert float(entry[6]) == best["time"]
     assert entry[7:7 + len(parameters)] == [str(best[p]) for p in parameters]
+
+
+def test_the_package_gives_store_results_and_create_device_targets_as_kernel_tuners_does():
+    assert ktune.store_results is integration.store_results
+    assert ktune.create_device_targets is integration.create_device_targets
+    with pytest.raises(AttributeError, match="module 'ktune' has no attribute 'no_such_function'"):
+        ktune.no_such_function
