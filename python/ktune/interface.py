@@ -502,7 +502,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     _refuse_a_run_the_time_limit_ended_before_it_began(out, time_limit)
     results, env = _finish(out, [], objective_names, verbose, quiet, live_run=True, observers=adapters,
                            started=started)
-    for result in results:  # as Kernel Tuner: the library's observers' measurements that were asked for
+    for result in results:  # as in Kernel Tuner, of the library's observers' measurements only those asked for
         for name in unasked:
             result.pop(name, None)
     return results, env

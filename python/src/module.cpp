@@ -824,15 +824,20 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
   return run_job(std::move(request), common.on_result, errors);
 }
 
-// Kernel Tuner's run_kernel: one configuration (`params`: [(name, value)]) run once; every argument after the run,
-// as bytes (None for scalars). Errors are JobError with the library's message.
-py::list run_kernel(const std::string& name, const py::list& params, const py::dict& kernel) {
+// The problem of one configuration (`params`: [(name, value)]), each parameter with its one value.
+Problem one_configuration(const std::string& name, const py::list& params, const py::dict& kernel) {
   py::list tune_params;
   for (const py::handle item : params) {
     const auto pair = item.cast<py::tuple>();
     tune_params.append(py::make_tuple(pair[0], py::make_tuple(pair[1])));
   }
-  const Problem problem = live_problem(name, tune_params, kernel);
+  return live_problem(name, tune_params, kernel);
+}
+
+// Kernel Tuner's run_kernel: one configuration (`params`: [(name, value)]) run once; every argument after the run,
+// as bytes (None for scalars). Errors are JobError with the library's message.
+py::list run_kernel(const std::string& name, const py::list& params, const py::dict& kernel) {
+  const Problem problem = one_configuration(name, params, kernel);
   const auto errors = std::make_shared<PythonErrors>();
   const live::KernelSpecification spec = kernel_specification(kernel, problem, py::none(), errors);
   std::vector<Value> config;
@@ -863,12 +868,7 @@ py::list run_kernel(const std::string& name, const py::list& params, const py::d
 
 // The device run_kernel would run the kernel on: its name as tuning's env["device_name"] has it.
 std::string kernel_device_name(const std::string& name, const py::list& params, const py::dict& kernel) {
-  py::list tune_params;
-  for (const py::handle item : params) {
-    const auto pair = item.cast<py::tuple>();
-    tune_params.append(py::make_tuple(pair[0], py::make_tuple(pair[1])));
-  }
-  const Problem problem = live_problem(name, tune_params, kernel);
+  const Problem problem = one_configuration(name, params, kernel);
   const auto errors = std::make_shared<PythonErrors>();
   const live::KernelSpecification spec = kernel_specification(kernel, problem, py::none(), errors);
   py::gil_scoped_release release;
