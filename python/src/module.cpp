@@ -824,6 +824,21 @@ py::dict tune_live(const std::string& name, const py::list& tune_params, const p
   return run_job(std::move(request), common.on_result, errors);
 }
 
+// What `run` returns, a live run's errors as JobError: a backend unavailable here or a run that failed (input), a
+// bad specification (request).
+template <class Run>
+auto as_job_errors(Run&& run) {
+  try {
+    return run();
+  } catch (const live::BackendUnavailable& e) {
+    throw JobError(JobError::Kind::input, e.what());
+  } catch (const std::invalid_argument& e) {
+    throw JobError(JobError::Kind::request, e.what());
+  } catch (const std::runtime_error& e) {
+    throw JobError(JobError::Kind::input, e.what());
+  }
+}
+
 // The problem of one configuration (`params`: [(name, value)]), each parameter with its one value.
 Problem one_configuration(const std::string& name, const py::list& params, const py::dict& kernel) {
   py::list tune_params;
@@ -845,15 +860,7 @@ py::list run_kernel(const std::string& name, const py::list& params, const py::d
   std::vector<live::KernelArgument> after;
   try {
     py::gil_scoped_release release;
-    try {
-      after = live::run_kernel(spec, problem, config);
-    } catch (const live::BackendUnavailable& e) {
-      throw JobError(JobError::Kind::input, e.what());
-    } catch (const std::invalid_argument& e) {
-      throw JobError(JobError::Kind::request, e.what());
-    } catch (const std::runtime_error& e) {
-      throw JobError(JobError::Kind::input, e.what());
-    }
+    after = as_job_errors([&] { return live::run_kernel(spec, problem, config); });
   } catch (...) {
     errors->raise_kept();  // a KeyboardInterrupt or SystemExit in the code generator or defines
     throw;
@@ -872,15 +879,7 @@ std::string kernel_device_name(const std::string& name, const py::list& params, 
   const auto errors = std::make_shared<PythonErrors>();
   const live::KernelSpecification spec = kernel_specification(kernel, problem, py::none(), errors);
   py::gil_scoped_release release;
-  try {
-    return live::kernel_device(spec, problem).name;
-  } catch (const live::BackendUnavailable& e) {
-    throw JobError(JobError::Kind::input, e.what());
-  } catch (const std::invalid_argument& e) {
-    throw JobError(JobError::Kind::request, e.what());
-  } catch (const std::runtime_error& e) {
-    throw JobError(JobError::Kind::input, e.what());
-  }
+  return as_job_errors([&] { return live::kernel_device(spec, problem).name; });
 }
 
 // Result dicts (as tune_kernel returns them) written as T4 results by the library's writer (Kernel Tuner's
