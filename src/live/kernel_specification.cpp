@@ -70,6 +70,11 @@ void KernelSpecification::validate(const Problem& problem) const {
       throw std::invalid_argument(fmt::format("{}: data fill without data", field));
     if ((a.atol && !(*a.atol >= 0)) || (a.rtol && !(*a.rtol >= 0)))
       throw std::invalid_argument(fmt::format("{}: tolerances must be >= 0", field));
+    if (a.constant_memory && (a.scalar || a.local_memory))
+      throw std::invalid_argument(fmt::format("{}: only a vector can also be constant memory", field));
+    if (a.constant_memory && backend != "cuda")
+      throw std::invalid_argument(fmt::format("{}: constant memory: only CUDA kernels have constant memory (the {} "
+                                              "backend has none)", field, backend));
   }
   const auto output = [&](const std::string& name, const std::string& field) {
     for (const ArgumentSpecification& a : arguments)
@@ -184,6 +189,13 @@ KernelSource load_source(const KernelSpecification& spec) {
   std::error_code error;
   const std::filesystem::path folder = std::filesystem::absolute(spec.kernel_file, error).parent_path();
   if (!error && !folder.empty()) source.include_dirs.push_back(folder.string());
+  return source;
+}
+
+KernelSource load_source(const KernelSpecification& spec, std::span<const KernelArgument> arguments) {
+  KernelSource source = load_source(spec);
+  for (std::size_t i = 0; i < spec.arguments.size() && i < arguments.size(); ++i)
+    if (spec.arguments[i].constant_memory) source.constant_memory.emplace_back(arguments[i].name, arguments[i].bytes);
   return source;
 }
 

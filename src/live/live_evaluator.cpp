@@ -193,7 +193,7 @@ LiveEvaluator::LiveEvaluator(const Problem& problem, const SearchSpace& space, K
     };
   }
   arguments_ = make_arguments(spec_, problem_);
-  source_ = load_source(spec_);
+  source_ = load_source(spec_, arguments_);
 
   // Verification: what to read back after the check run, and what to compare it with.
   const auto& v = spec_.verification;

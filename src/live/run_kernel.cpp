@@ -36,7 +36,7 @@ std::vector<KernelArgument> run_kernel(const KernelSpecification& spec, const Pr
     fail(fmt::format("generating the kernel's code failed: {}", e.what()));
   }
   std::vector<KernelArgument> arguments = make_arguments(spec, problem);
-  const KernelSource source = load_source(spec);
+  const KernelSource source = load_source(spec, arguments);
   request.kernel_name = plan.kernel_name;
   request.defines = std::move(plan.defines);
   request.geometry = plan.geometry;
@@ -85,7 +85,7 @@ DeviceInfo kernel_device(const KernelSpecification& spec, const Problem& problem
   const auto make_backend_only = [&] { return make_backend(spec.backend, spec.backend_options); };
   if (!isolate) return make_backend_only()->device_info();
   std::vector<KernelArgument> arguments = make_arguments(spec, problem);
-  const KernelSource source = load_source(spec);
+  const KernelSource source = load_source(spec, arguments);
   const auto make_runner = [&] {
     auto backend = make_backend_only();
     backend->set_arguments(arguments);

@@ -173,7 +173,7 @@ class SpecReader {
     if (const json* j = find(ks, "Arguments")) {
       const std::string path = root + ".Arguments";
       for (std::size_t i = 0; i < array_of(*j, path).size(); ++i)
-        spec.arguments.push_back(argument((*j)[i], fmt::format("{}[{}]", path, i), i));
+        spec.arguments.push_back(argument((*j)[i], fmt::format("{}[{}]", path, i), i, spec.backend));
     }
     settings(ks, root, spec);
     metrics(ks, ordered.at(root), root, spec);
@@ -248,7 +248,8 @@ class SpecReader {
     }
   }
 
-  ArgumentSpecification argument(const json& aj, const std::string& path, std::size_t index) const {
+  ArgumentSpecification argument(const json& aj, const std::string& path, std::size_t index,
+                                 const std::string& backend) const {
     object_of(aj, path);
     check_keys(aj, path, kArgumentKeys);
     ArgumentSpecification a;
@@ -266,10 +267,21 @@ class SpecReader {
     else if (memory != "Vector")
       fail(path + ".MemoryType",
            fmt::format("argument '{}': unsupported MemoryType '{}' (expected Scalar, Vector or Local)", a.name, memory));
-    if (const json* m = find(aj, "MemType"); m && !(m->is_string() && m->get<std::string>() == "Global"))
-      fail(path + ".MemType", fmt::format("argument '{}': MemType {} (__constant__ symbols) is not supported; pass it "
-                                          "as an ordinary read-only Vector",
-                                          a.name, m->dump()));
+    if (const json* m = find(aj, "MemType")) {
+      // "Constant": a CUDA __constant__ variable of the argument's name holds its contents too (Kernel Tuner's
+      // tune_kernel_T1 passes such an argument both as an argument and in cmem_args).
+      const std::string kind = string_of(*m, path + ".MemType");
+      if (kind == "Constant") a.constant_memory = true;
+      else if (kind != "Global")
+        fail(path + ".MemType", fmt::format("argument '{}': unknown MemType '{}' (expected Global or Constant)", a.name,
+                                            kind));
+      if (a.constant_memory && !a.scalar && !a.local_memory && backend != "cuda")
+        fail(path + ".MemType", fmt::format("argument '{}': MemType Constant is CUDA's __constant__ memory, which the {} "
+                                            "backend does not have (pass it as an ordinary read-only Vector)",
+                                            a.name, backend));
+      if (a.constant_memory && (a.scalar || a.local_memory))
+        fail(path + ".MemType", fmt::format("argument '{}': only a Vector can be MemType Constant", a.name));
+    }
     if (const json* j = find(aj, "AccessType")) {
       const std::string access = string_of(*j, path + ".AccessType");
       if (access == "ReadOnly") a.access = Access::read_only;

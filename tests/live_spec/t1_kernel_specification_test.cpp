@@ -2,6 +2,7 @@
 // file and the JSON path.
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -156,7 +157,7 @@ TEST(T1KernelSpecification, ReferenceArgumentsBecomeFileVerification) {
 }
 
 TEST(T1KernelSpecification, ReadsKernelTunersT1Files) {
-  // Kernel Tuner's own test input (convolution; MemType Constant is refused, so read a copy without it).
+  // Kernel Tuner's own test inputs: vector_add, and convolution, whose filter is also CUDA constant memory.
   const Problem problem = io::read_t1_file(shared_path("data/kernel_tuner/test_cache_file_T1_input.json"));
   const KernelSpecification spec =
       read_t1_kernel_specification(shared_path("data/kernel_tuner/test_cache_file_T1_input.json"), problem);
@@ -169,9 +170,44 @@ TEST(T1KernelSpecification, ReadsKernelTunersT1Files) {
   EXPECT_NE(spec.arguments[0].seed, spec.arguments[1].seed);  // unseeded random inputs still differ
 
   const std::string convolution = shared_path("data/kernel_tuner/test_T1_input.json");
-  const std::string e = error_of<io::InputError>(
-      [&] { (void)read_t1_kernel_specification(convolution, io::read_t1_file(convolution)); });
-  EXPECT_CONTAINS(e, "KernelSpecification.Arguments[2].MemType");
+  const Problem convolution_problem = io::read_t1_file(convolution);
+  const KernelSpecification conv = read_t1_kernel_specification(convolution, convolution_problem);
+  ASSERT_EQ(conv.arguments.size(), 3u);
+  EXPECT_EQ(conv.arguments[2].name, "d_filter");
+  EXPECT_TRUE(conv.arguments[2].constant_memory);  // an argument, and the __constant__ d_filter, as Kernel Tuner
+  EXPECT_FALSE(conv.arguments[0].constant_memory);
+  conv.validate(convolution_problem);
+  // The source the backend compiles carries d_filter's initial contents for the __constant__ variable.
+  KernelSpecification code = conv;
+  code.kernel_code = "__constant__ float d_filter[17 * 17];";
+  const std::vector<KernelArgument> made = make_arguments(code, convolution_problem);
+  const KernelSource source = load_source(code, made);
+  ASSERT_EQ(source.constant_memory.size(), 1u);
+  EXPECT_EQ(source.constant_memory[0].first, "d_filter");
+  EXPECT_EQ(source.constant_memory[0].second, made[2].bytes);
+  EXPECT_TRUE(load_source(code).constant_memory.empty());
+}
+
+TEST(T1KernelSpecification, MemTypeConstantIsCudasOnly) {
+  const auto with = [](const char* language, const char* memory_type, const char* memory) {
+    return full_spec(nlohmann::json::parse(fmt::format(
+        R"({{"Language": "{}", "KernelName": "vector_add", "Arguments": [{{"Name": "c", "Type": "float",
+            "MemoryType": "Vector", "AccessType": "WriteOnly", "Size": "ProblemSize[0]"}}, {{"Name": "w",
+            "Type": "float", "MemoryType": "{}", "MemType": "{}", "Size": 4, "FillValue": 1.0}}]}})",
+        language, memory, memory_type)));
+  };
+  const auto error = [&](const std::string& text) {
+    return error_of<io::InputError>(
+        [&] { (void)read_t1_kernel_specification(write_spec("memtype.json", text), kProblemWithConstant); });
+  };
+  EXPECT_TRUE(read_t1_kernel_specification(write_spec("memtype.json", with("CUDA", "Constant", "Vector")),
+                                           kProblemWithConstant)
+                  .arguments[1]
+                  .constant_memory);
+  EXPECT_CONTAINS(error(with("OpenCL", "Constant", "Vector")),
+                  "argument 'w': MemType Constant is CUDA's __constant__ memory, which the opencl backend does not have");
+  EXPECT_CONTAINS(error(with("CUDA", "Texture", "Vector")), "unknown MemType 'Texture' (expected Global or Constant)");
+  EXPECT_CONTAINS(error(with("CUDA", "Constant", "Scalar")), "only a Vector can be MemType Constant");
 }
 
 struct BadCase {

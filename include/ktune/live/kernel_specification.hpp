@@ -49,6 +49,9 @@ struct ArgumentSpecification {
   std::shared_ptr<const void> data_owner;
   // Verification tolerances of this output (unset: the Verification defaults). |a-e| <= atol + rtol*|e|.
   std::optional<double> atol, rtol;
+  // cuda: its initial contents are also copied into the kernel's __constant__ variable of the same name (a T1
+  // argument of MemType "Constant", as Kernel Tuner's tune_kernel_T1 passes it both ways). Vectors only.
+  bool constant_memory = false;
 };
 
 // Fill::data from `bytes`, which the argument then shares.
@@ -174,6 +177,8 @@ std::string apply_caller_code(const KernelSpecification& spec, std::span<const V
 std::vector<KernelArgument> make_arguments(const KernelSpecification& spec, const Problem& problem);
 // The kernel source (reads kernel_file when kernel_code is empty; io::InputError naming the file otherwise).
 KernelSource load_source(const KernelSpecification& spec);
+// The same with the constant memory of the arguments marked constant_memory (`arguments`: make_arguments' result).
+KernelSource load_source(const KernelSpecification& spec, std::span<const KernelArgument> arguments);
 
 // Compares one output with its expected contents: "" when every element is within atol + rtol*|expected| (NaN
 // matches only NaN), else a message naming the argument, the first bad index, both values and the count of bad ones.
