@@ -34,6 +34,7 @@
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/live/launch_observer.hpp"
 #include "ktune/live/observer.hpp"
+#include "ktune/live/live_evaluator.hpp"
 #include "ktune/live/run_kernel.hpp"
 #include "ktune/rng.hpp"
 #include "ktune/search_space.hpp"
@@ -879,7 +880,10 @@ std::string kernel_device_name(const std::string& name, const py::list& params, 
   const auto errors = std::make_shared<PythonErrors>();
   const live::KernelSpecification spec = kernel_specification(kernel, problem, py::none(), errors);
   py::gil_scoped_release release;
-  return as_job_errors([&] { return live::kernel_device(spec, problem).name; });
+  return as_job_errors([&] {
+    spec.validate(problem);
+    return live::probe_device(spec).name;
+  });
 }
 
 // Result dicts (as tune_kernel returns them) written as T4 results by the library's writer (Kernel Tuner's

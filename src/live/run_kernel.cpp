@@ -80,21 +80,4 @@ std::vector<KernelArgument> run_kernel(const KernelSpecification& spec, const Pr
   return arguments;
 }
 
-DeviceInfo kernel_device(const KernelSpecification& spec, const Problem& problem, bool isolate) {
-  spec.validate(problem);
-  const auto make_backend_only = [&] { return make_backend(spec.backend, spec.backend_options); };
-  if (!isolate) return make_backend_only()->device_info();
-  std::vector<KernelArgument> arguments = make_arguments(spec, problem);
-  const KernelSource source = load_source(spec, arguments);
-  const auto make_runner = [&] {
-    auto backend = make_backend_only();
-    backend->set_arguments(arguments);
-    return std::make_unique<detail::KernelRunner>(std::move(backend), source, arguments);
-  };
-  using Clock = std::chrono::steady_clock;
-  detail::WorkerProcess worker(make_runner, Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                               std::chrono::duration<double>(std::max(spec.timeout_s, 30.0))));
-  return worker.device_info();
-}
-
 }  // namespace ktune::live

@@ -1,6 +1,6 @@
 // Code of the caller's in a live run (what the Python module passes): observers on this side of the worker told of
 // every timed launch, metrics as code, generated sources and defines per configuration, Kernel Tuner's C convention
-// of a function that returns its own time, run_kernel, and the device it runs on.
+// of a function that returns its own time, run_kernel, and the device a kernel runs on.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -245,14 +245,14 @@ TEST(LiveCallerCode, RunKernelReturnsEveryArgumentAfterOneRun) {
   EXPECT_CONTAINS(message, "no code for 3");
 }
 
-// kernel_device: the device run_kernel runs on, named as tuning names it (a results file is looked up by that name).
-TEST(LiveCallerCode, KernelDeviceIsTheDeviceTuningRecords) {
+// probe_device: the device a kernel runs on, named as tuning names it (a results file is looked up by that name).
+TEST(LiveCallerCode, ProbedDeviceIsTheDeviceTuningRecords) {
   if (!cpp_backend_available()) GTEST_SKIP() << "no C compiler";
   const Problem problem = ProblemBuilder("offset").parameter("k", {2}).build();
   const auto spec = offset_spec();
-  const std::string isolated = live::kernel_device(spec, problem).name;
+  const std::string isolated = live::probe_device(spec).name;
   EXPECT_FALSE(isolated.empty());
-  EXPECT_EQ(live::kernel_device(spec, problem, false).name, isolated);
+  EXPECT_EQ(live::probe_device(spec, false).name, isolated);
   const SearchSpace space = SearchSpace::build(problem);
   live::LiveEvaluatorOptions o;
   LiveEvaluator evaluator(problem, space, spec, std::move(o));

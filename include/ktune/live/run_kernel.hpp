@@ -5,7 +5,6 @@
 #include <span>
 #include <vector>
 
-#include "ktune/live/backend.hpp"
 #include "ktune/live/kernel_argument.hpp"
 #include "ktune/live/kernel_specification.hpp"
 #include "ktune/problem.hpp"
@@ -19,9 +18,5 @@ namespace ktune::live {
 // when it does not compile (with the compiler's log), fails to launch, crashes or runs past spec.timeout_s.
 std::vector<KernelArgument> run_kernel(const KernelSpecification& spec, const Problem& problem,
                                        std::span<const Value> config, bool isolate = true);
-
-// The device `spec` runs on (its name as tuning records it, for a results file's lookup), asked where run_kernel
-// would run it (a worker process unless `isolate` is false). Throws as run_kernel does when the backend cannot start.
-DeviceInfo kernel_device(const KernelSpecification& spec, const Problem& problem, bool isolate = true);
 
 }  // namespace ktune::live
